@@ -1,0 +1,117 @@
+# Transformer by Hand (stage 1), in C — one Makefile for the whole workbook.
+#
+#   make              every chapter's demos (also linked at the repository root)
+#   make ch07         one chapter: builds ch07_deltanet/ and links ./ch07_toy, ...
+#   make test         builds and runs every test (unit tests, golden outputs)
+#   make test-san     the same test suite under AddressSanitizer + UBSan
+#   make bench        speed figures (timings belong here, never in tests)
+#   make synthetic    writes a random-weight checkpoint with the real 0.8B shapes
+#                     and file layout to models/Qwen3.5-0.8B-synthetic (~1.5 GB)
+#   make clean
+#
+# Missing system libraries are installed on the first build (mk/deps.sh, Debian
+# packages through apt-get), so `make` is the whole set-up on a fresh machine.
+#
+# Where things go — a convention, so no chapter needs a Makefile of its own:
+#   common/*.c               -> build/libqwen.a, linked into every program
+#   chNN_x/chNN_*.c          -> one demo each, built as chNN_x/chNN_*; `make chNN`
+#                               also links it at the repository root
+#   chNN_x/<other>.c         -> a tool of the chapter, built in the folder only
+#   chNN_x/tests/test_*.c    -> a Check test program;  tests/test_*.sh -> a shell test
+#   chNN_x/bench/bench_*.c   -> a benchmark, run by `make bench`
+#
+# Flags: -O2 -march=native lets the compiler use the machine's SIMD units (the
+# matrix-vector loops depend on it); OpenMP spreads the big loops over cores.
+
+BUILD    ?= build
+BINDIR   ?=
+OPT      ?= -O2 -march=native
+CC       ?= cc
+CFLAGS    = -std=c11 -D_GNU_SOURCE $(OPT) -g -fopenmp -Wall -Wextra -Icommon \
+            -DREPO_ROOT='"$(CURDIR)"' $(PKG_CFLAGS)
+LDLIBS    = $(PKG_LIBS) -lm
+DEPFLAGS  = -MMD -MP
+
+# The generated file sets PKG_CFLAGS, PKG_LIBS and CHECK_LIBS (after installing
+# whatever was missing). Make re-reads itself once it exists.
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+include $(BUILD)/config.mk
+endif
+$(BUILD)/config.mk: mk/deps.sh
+	@mkdir -p $(@D)
+	@sh mk/deps.sh $@
+
+CHAPTERS    := $(sort $(wildcard ch[0-9][0-9]_*))
+COMMON_SRC  := $(sort $(wildcard common/*.c))
+COMMON_OBJ  := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+LIB         := $(BUILD)/libqwen.a
+
+# chapter folder -> its demos, tools, tests and benchmarks
+demos_of   = $(patsubst %.c,$(BINDIR)%,$(sort $(wildcard $(1)/ch[0-9][0-9]_*.c)))
+tools_of   = $(patsubst %.c,$(BINDIR)%,$(filter-out $(1)/ch[0-9][0-9]_%,$(sort $(wildcard $(1)/*.c))))
+tests_of   = $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard $(1)/tests/test_*.c)))
+scripts_of = $(sort $(wildcard $(1)/tests/test_*.sh))
+benches_of = $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard $(1)/bench/bench_*.c)))
+
+DEMOS   := $(foreach c,$(CHAPTERS),$(call demos_of,$(c)))
+TOOLS   := $(foreach c,$(CHAPTERS),$(call tools_of,$(c)))
+TESTS   := $(foreach c,$(CHAPTERS),$(call tests_of,$(c)))
+SCRIPTS := $(foreach c,$(CHAPTERS),$(call scripts_of,$(c)))
+BENCHES := $(foreach c,$(CHAPTERS),$(call benches_of,$(c)))
+
+.PHONY: all test test-san bench synthetic clean $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
+.DEFAULT_GOAL := all
+
+all: $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
+
+# `make ch07`: build the chapter, then link each demo at the root unless
+# something that is not our link already has that name.
+define chapter_rule
+$(firstword $(subst _, ,$(1))): $(call demos_of,$(1)) $(call tools_of,$(1))
+	@for d in $(call demos_of,$(1)); do n=$$$${d##*/}; \
+	  if [ -e "$$$$n" ] && [ ! -L "$$$$n" ]; then echo "not linking ./$$$$n: something else has that name"; \
+	  else ln -sfn "$$$$d" "$$$$n"; fi; done
+endef
+$(foreach c,$(CHAPTERS),$(eval $(call chapter_rule,$(c))))
+
+$(BUILD)/%.o: %.c $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+# PyTorch's random numbers are reproduced bit for bit only if the compiler
+# fuses no multiply-adds on its own (see common/torch_rng.h).
+$(BUILD)/common/torch_rng.o: CFLAGS += -ffp-contract=off
+
+$(LIB): $(COMMON_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(DEMOS) $(TOOLS): $(BINDIR)%: $(BUILD)/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+$(TESTS) $(BENCHES): $(BUILD)/%: $(BUILD)/%.o $(LIB)
+	$(CC) $(CFLAGS) $< $(LIB) $(CHECK_LIBS) $(LDLIBS) -o $@
+
+test: $(DEMOS) $(TOOLS) $(TESTS)
+	@BUILD=$(BUILD) BINDIR=$(BINDIR) sh mk/run-tests.sh $(TESTS) $(SCRIPTS)
+
+# The sanitizer build lives entirely under build-san/ (demos included), so it
+# never replaces the normal binaries.
+test-san:
+	@$(MAKE) --no-print-directory BUILD=build-san BINDIR=build-san/ \
+	  OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
+
+bench: $(DEMOS) $(TOOLS) $(BENCHES)
+	@for b in $(BENCHES); do echo "== $$b"; ./$$b || exit 1; done
+
+SYNTHETIC_DIR ?= models/Qwen3.5-0.8B-synthetic
+synthetic: ch01
+	./ch01_weights/make_synthetic --size full --out $(SYNTHETIC_DIR)
+
+clean:
+	rm -rf build build-san $(DEMOS) $(TOOLS)
+	@for c in $(CHAPTERS); do for d in $$c/ch[0-9][0-9]_*.c; do n=$${d##*/}; n=$${n%.c}; \
+	  [ -L "$$n" ] && rm -f "$$n"; done; done; true
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,77 @@
+/* util.h — checked I/O, checked allocation and error reporting.
+ *
+ * Two ways to fail, used consistently across the workbook:
+ *
+ *   1. Library code that reads outside input (a safetensors file, config.json,
+ *      tokenizer.json, ...) never exits. It returns false and fills an Error
+ *      with one line that names the file and the problem:
+ *
+ *          Error err;
+ *          if (!st_open(&f, path, &err)) die("%s", err.msg);
+ *
+ *   2. Things a program cannot sensibly recover from (out of memory, a demo's
+ *      fatal error) go through die()/x*alloc(), which print one line to stderr
+ *      and exit with status 1.
+ *
+ * Every message is meant to be read by a person following the book: it says
+ * which file, which tensor or key, and what is wrong with it.
+ */
+#ifndef UTIL_H
+#define UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One error line. Filled by error_set(); read through .msg. */
+typedef struct {
+    char msg[512];
+} Error;
+
+/* Formats the message into err (which may be NULL) and returns false, so a
+ * failing function can end with `return error_set(err, "...", ...);`. */
+bool error_set(Error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "<program>: <message>" to stderr and exits with status 1. */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* The program name used by die() and usage lines (set once from argv[0]). */
+void set_program_name(const char *argv0);
+const char *program_name(void);
+
+/* Allocation that dies with a clear message instead of returning NULL. */
+void *xmalloc(size_t size);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+/* 64-byte aligned (for SIMD loops); release with free(). */
+void *xaligned_alloc(size_t size);
+
+/* fopen that reports "cannot open FILE for reading: No such file or directory". */
+FILE *xfopen(const char *path, const char *mode, Error *err);
+
+/* Reads a whole file into a NUL-terminated buffer (caller frees).
+ * *len receives the byte count (without the terminator) when len != NULL. */
+char *read_file(const char *path, size_t *len, Error *err);
+
+/* Writes len bytes to path, replacing it. */
+bool write_file(const char *path, const void *data, size_t len, Error *err);
+
+/* True when path exists and is a directory / a regular file. */
+bool is_dir(const char *path);
+bool is_file(const char *path);
+
+/* Joins a directory and a file name into a newly allocated path. */
+char *path_join(const char *dir, const char *name);
+
+/* Creates a directory and its parents (like mkdir -p). */
+bool make_dirs(const char *path, Error *err);
+
+/* Wall-clock time in seconds, for the timings the demos print. */
+double now_seconds(void);
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

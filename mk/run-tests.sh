@@ -1,0 +1,33 @@
+#!/bin/sh
+# Runs every test program and test script given on the command line, from the
+# repository root, and ends with one summary line: "N passed, N failed, N skipped".
+#
+# A test passes with exit status 0 and is skipped with 77 (the automake
+# convention: it says SKIP and why on its own output). Anything else fails.
+# Environment handed to the tests:
+#   BUILD   build folder of this run (build or build-san)
+#   BINDIR  prefix of the demo binaries ("" or "build-san/"), e.g. ${BINDIR}ch07_deltanet/ch07_toy
+set -u
+export BUILD="${BUILD:-build}" BINDIR="${BINDIR:-}"
+# Keep the tests quick and quiet on a shared 2-core machine.
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
+export CK_VERBOSITY="${CK_VERBOSITY:-normal}"
+
+passed=0 failed=0 skipped=0 failed_names=""
+for t in "$@"; do
+    echo "== $t"
+    case "$t" in
+        *.sh) sh "$t" ;;
+        *) "./$t" ;;
+    esac
+    rc=$?
+    if [ $rc -eq 0 ]; then passed=$((passed + 1))
+    elif [ $rc -eq 77 ]; then skipped=$((skipped + 1)); echo "-- SKIPPED: $t"
+    else failed=$((failed + 1)); failed_names="$failed_names $t"; echo "-- FAILED (exit $rc): $t"
+    fi
+done
+
+echo
+[ -n "$failed_names" ] && echo "failed:$failed_names"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]
