@@ -48,7 +48,7 @@ LIB         := $(BUILD)/libqwen.a
 
 # chapter folder -> its demos, tools, tests and benchmarks
 demos_of   = $(patsubst %.c,$(BINDIR)%,$(sort $(wildcard $(1)/ch[0-9][0-9]_*.c)))
-tools_of   = $(patsubst %.c,$(BINDIR)%,$(filter-out $(1)/ch[0-9][0-9]_%,$(sort $(wildcard $(1)/*.c))))
+tools_of   = $(patsubst %.c,$(BINDIR)%,$(filter-out $(wildcard $(1)/ch[0-9][0-9]_*.c),$(sort $(wildcard $(1)/*.c))))
 tests_of   = $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard $(1)/tests/test_*.c)))
 scripts_of = $(sort $(wildcard $(1)/tests/test_*.sh))
 benches_of = $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard $(1)/bench/bench_*.c)))
@@ -69,7 +69,7 @@ all: $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
 define chapter_rule
 $(firstword $(subst _, ,$(1))): $(call demos_of,$(1)) $(call tools_of,$(1))
 	@for d in $(call demos_of,$(1)); do n=$$$${d##*/}; \
-	  if [ -e "$$$$n" ] && [ ! -L "$$$$n" ]; then echo "not linking ./$$$$n: something else has that name"; \
+	  if [ -e "$$$$n" ] && [ ! -L "$$$$n" ]; then echo "run it as $$$$d (./$$$$n is taken by a folder)"; \
 	  else ln -sfn "$$$$d" "$$$$n"; fi; done
 endef
 $(foreach c,$(CHAPTERS),$(eval $(call chapter_rule,$(c))))
