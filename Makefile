@@ -93,7 +93,13 @@ $(DEMOS) $(TOOLS): $(BINDIR)%: $(BUILD)/%.o $(LIB)
 $(TESTS) $(BENCHES): $(BUILD)/%: $(BUILD)/%.o $(LIB)
 	$(CC) $(CFLAGS) $< $(LIB) $(CHECK_LIBS) $(LDLIBS) -o $@
 
-test: $(DEMOS) $(TOOLS) $(TESTS)
+# The tiny synthetic checkpoint the numerical tests run on (the goldens in
+# reference/golden/ were computed from exactly these weights).
+TINY := $(BUILD)/tiny/config.json
+$(TINY): $(BINDIR)ch01_weights/make_synthetic
+	@./$< --size tiny --out $(@D) 2>/dev/null
+
+test: $(DEMOS) $(TOOLS) $(TESTS) $(TINY)
 	@BUILD=$(BUILD) BINDIR=$(BINDIR) sh mk/run-tests.sh $(TESTS) $(SCRIPTS)
 
 # The sanitizer build lives entirely under build-san/ (demos included), so it
