@@ -91,7 +91,8 @@ static void check_dump(RngVariant variant, const char *path) {
         uint64_t seed;
         int64_t count;
         int used = 0;
-        int got = sscanf(line + 1, "case %15s %" SCNu64 " %127s %" SCNd64 "%n", kind, &seed, sizes, &count, &used);
+        int got =
+            sscanf(line + 1, "case %15s %" SCNu64 " %127s %" SCNd64 "%n", kind, &seed, sizes, &count, &used);
         ck_assert_msg(got == 4, "%s: bad case line near '%.40s'", path, line + 1);
         char *p = line + 1 + used;
         sscanf(p, " fnv1a64=%127[0-9a-f]", tail);
@@ -170,6 +171,14 @@ START_TEST(spec_examples) {
     rng_randn(&g, v, 4);
     const float small[4] = {1.5410f, -0.2934f, -2.1788f, 0.5684f};
     for (int i = 0; i < 4; i++) ck_assert_float_eq_tol(v[i], small[i], 5e-5f);
+    /* ch07_deltanet.py part 3: k = randn(1, 1, 1, 128), then v = randn(1, 1, 1, 128); ‖v‖ = 9.3454218 */
+    float kv[2][128];
+    rng_seed(&g, 0);
+    rng_randn(&g, kv[0], 128);
+    rng_randn(&g, kv[1], 128);
+    double len2 = 0;
+    for (int i = 0; i < 128; i++) len2 += (double)kv[1][i] * kv[1][i];
+    ck_assert_double_eq_tol(sqrt(len2), 9.3454218, 1e-6);
 }
 END_TEST
 
