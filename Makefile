@@ -18,7 +18,7 @@
 #                               also links it at the repository root
 #   chNN_x/<other>.c         -> a tool of the chapter, built in the folder only
 #   chNN_x/tests/test_*.c    -> a Check test program;  tests/test_*.sh -> a shell test
-#   chNN_x/bench/bench_*.c   -> a benchmark, run by `make bench`
+#   chNN_x/bench/bench_*.c   -> a benchmark, run by `make bench` (bench_*.sh too)
 #
 # Flags: -O2 -march=native lets the compiler use the machine's SIMD units (the
 # matrix-vector loops depend on it); OpenMP spreads the big loops over cores.
@@ -48,7 +48,7 @@ LIB         := $(BUILD)/libqwen.a
 
 # chapter folder -> its demos, tools, tests and benchmarks
 demos_of   = $(patsubst %.c,$(BINDIR)%,$(sort $(wildcard $(1)/ch[0-9][0-9]_*.c)))
-tools_of   = $(patsubst %.c,$(BINDIR)%,$(filter-out $(1)/ch[0-9][0-9]_%,$(sort $(wildcard $(1)/*.c))))
+tools_of   = $(patsubst %.c,$(BINDIR)%,$(filter-out $(wildcard $(1)/ch[0-9][0-9]_*.c),$(sort $(wildcard $(1)/*.c))))
 tests_of   = $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard $(1)/tests/test_*.c)))
 scripts_of = $(sort $(wildcard $(1)/tests/test_*.sh))
 benches_of = $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard $(1)/bench/bench_*.c)))
@@ -69,7 +69,7 @@ all: $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
 define chapter_rule
 $(firstword $(subst _, ,$(1))): $(call demos_of,$(1)) $(call tools_of,$(1))
 	@for d in $(call demos_of,$(1)); do n=$$$${d##*/}; \
-	  if [ -e "$$$$n" ] && [ ! -L "$$$$n" ]; then echo "not linking ./$$$$n: something else has that name"; \
+	  if [ -e "$$$$n" ] && [ ! -L "$$$$n" ]; then echo "run it as $$$$d (./$$$$n is taken by a folder)"; \
 	  else ln -sfn "$$$$d" "$$$$n"; fi; done
 endef
 $(foreach c,$(CHAPTERS),$(eval $(call chapter_rule,$(c))))
@@ -93,7 +93,13 @@ $(DEMOS) $(TOOLS): $(BINDIR)%: $(BUILD)/%.o $(LIB)
 $(TESTS) $(BENCHES): $(BUILD)/%: $(BUILD)/%.o $(LIB)
 	$(CC) $(CFLAGS) $< $(LIB) $(CHECK_LIBS) $(LDLIBS) -o $@
 
-test: $(DEMOS) $(TOOLS) $(TESTS)
+# The tiny synthetic checkpoint the numerical tests run on (the goldens in
+# reference/golden/ were computed from exactly these weights).
+TINY := $(BUILD)/tiny/config.json
+$(TINY): $(BINDIR)ch01_weights/make_synthetic
+	@./$< --size tiny --out $(@D) 2>/dev/null
+
+test: $(DEMOS) $(TOOLS) $(TESTS) $(TINY)
 	@BUILD=$(BUILD) BINDIR=$(BINDIR) sh mk/run-tests.sh $(TESTS) $(SCRIPTS)
 
 # The sanitizer build lives entirely under build-san/ (demos included), so it
@@ -102,8 +108,10 @@ test-san:
 	@$(MAKE) --no-print-directory BUILD=build-san BINDIR=build-san/ \
 	  OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
 
+BENCH_SCRIPTS := $(foreach c,$(CHAPTERS),$(sort $(wildcard $(c)/bench/bench_*.sh)))
 bench: $(DEMOS) $(TOOLS) $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; ./$$b || exit 1; done
+	@for b in $(BENCH_SCRIPTS); do echo "== $$b"; sh $$b || exit 1; done
 
 SYNTHETIC_DIR ?= models/Qwen3.5-0.8B-synthetic
 synthetic: ch01

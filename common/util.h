@@ -27,7 +27,7 @@
 
 /* One error line. Filled by error_set(); read through .msg. */
 typedef struct {
-    char msg[512];
+    char msg[1024];
 } Error;
 
 /* Formats the message into err (which may be NULL) and returns false, so a

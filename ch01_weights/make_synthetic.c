@@ -1,0 +1,66 @@
+/* make_synthetic — writes a random-weight checkpoint in the real Qwen3.5-0.8B layout.
+ *
+ *   make synthetic                      (= make_synthetic --size full --out models/Qwen3.5-0.8B-synthetic)
+ *   ch01_weights/make_synthetic --size tiny --out /tmp/tiny
+ *
+ * See common/synthetic.h for the layout and how the values are chosen.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "synthetic.h"
+#include "util.h"
+
+static void usage(FILE *to) {
+    fprintf(to,
+            "usage: %s --out DIR [--size full|tiny] [--shards N] [--zeros] [--lm-head]\n"
+            "          [--vocab N] [--tokenizer FILE]\n"
+            "Writes a random-weight checkpoint in the exact layout of Qwen/Qwen3.5-0.8B:\n"
+            "config.json (text_config, rope_parameters), model.safetensors.index.json and\n"
+            "model.safetensors-00001-of-00001.safetensors (BF16, A_log and the gated-norm\n"
+            "weight in F32, the model.language_model. prefix, vision and mtp stand-ins).\n"
+            "  --size full    the real 0.8B shapes (~1.5 GB; the default)\n"
+            "  --size tiny    the same architecture at hidden size 64 (for tests)\n"
+            "  --shards N     split the tensors over N shard files\n"
+            "  --zeros        all weights zero, stored as holes (shape-only, no disk space)\n"
+            "  --lm-head      also write an untied lm_head.weight\n"
+            "  --vocab N      override the vocabulary size (e.g. to fit a real tokenizer)\n"
+            "  --tokenizer F  copy F in as tokenizer.json\n",
+            program_name());
+}
+
+int main(int argc, char **argv) {
+    set_program_name(argv[0]);
+    SynthOptions o = {.n_shards = 1};
+    const char *out = NULL, *size = "full";
+    int vocab = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--out") == 0 && has_value) out = argv[++i];
+        else if (strcmp(a, "--size") == 0 && has_value) size = argv[++i];
+        else if (strcmp(a, "--shards") == 0 && has_value) o.n_shards = atoi(argv[++i]);
+        else if (strcmp(a, "--vocab") == 0 && has_value) vocab = atoi(argv[++i]);
+        else if (strcmp(a, "--tokenizer") == 0 && has_value) o.tokenizer = argv[++i];
+        else if (strcmp(a, "--zeros") == 0) o.zeros = true;
+        else if (strcmp(a, "--lm-head") == 0) o.untied_lm_head = true;
+        else die("unknown or incomplete option '%s' (see --help)", a);
+    }
+    if (!out) die("--out DIR is required (see --help)");
+    if (strcmp(size, "full") == 0) synth_config_full(&o.config);
+    else if (strcmp(size, "tiny") == 0) synth_config_tiny(&o.config);
+    else die("--size must be full or tiny, not '%s'", size);
+    if (vocab > 0) o.config.vocab_size = vocab;
+    if (o.n_shards < 1) die("--shards must be at least 1");
+    if (o.untied_lm_head) o.config.tie_word_embeddings = false;
+
+    double t0 = now_seconds();
+    Error err;
+    if (!synth_write(out, &o, &err)) die("%s", err.msg);
+    fprintf(stderr, "wrote %s checkpoint to %s in %.1f s\n", size, out, now_seconds() - t0);
+    return 0;
+}

@@ -1,0 +1,29 @@
+/* activations.h — the scalar functions the layers apply element by element.
+ *
+ *   sigmoid(x)  = 1 / (1 + e^−x)        a soft switch between 0 and 1 (gates, β)
+ *   silu(x)     = x · sigmoid(x)        "SiLU"/"swish": the MLP's and the conv's activation
+ *   softplus(x) = log(1 + e^x)          a smooth max(0, x) (the DeltaNet decay)
+ *
+ * Written to stay finite for any float input: e^x is only ever taken of a
+ * non-positive number, so nothing overflows.
+ */
+#ifndef ACTIVATIONS_H
+#define ACTIVATIONS_H
+
+#include <math.h>
+
+static inline float sigmoidf(float x) {
+    if (x >= 0) return 1.0f / (1.0f + expf(-x));
+    float e = expf(x); /* x < 0: e^x is small, no overflow */
+    return e / (1.0f + e);
+}
+
+static inline float siluf(float x) { return x * sigmoidf(x); }
+
+/* log(1 + e^x) = max(x, 0) + log(1 + e^−|x|); PyTorch returns x itself above 20. */
+static inline float softplusf(float x) {
+    if (x > 20.0f) return x;
+    return fmaxf(x, 0.0f) + log1pf(expf(-fabsf(x)));
+}
+
+#endif

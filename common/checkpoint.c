@@ -1,0 +1,293 @@
+/* checkpoint.c — opening a model folder and checking its weights (see checkpoint.h). */
+#include "checkpoint.h"
+
+#include <cJSON.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef REPO_ROOT
+#define REPO_ROOT "."
+#endif
+
+static const char TEXT_PREFIX[] = "model.language_model.";
+
+const char *ckpt_text_name(const char *stored) {
+    static const char *const skipped[] = {"model.visual.", "mtp.", "visual."};
+    for (size_t i = 0; i < ARRAY_LEN(skipped); i++)
+        if (strncmp(stored, skipped[i], strlen(skipped[i])) == 0) return NULL;
+    if (strncmp(stored, TEXT_PREFIX, strlen(TEXT_PREFIX)) == 0) return stored + strlen(TEXT_PREFIX);
+    if (strncmp(stored, "model.", 6) == 0) return stored + 6; /* text-only layout */
+    return stored;                                             /* lm_head.weight */
+}
+
+const Tensor *ckpt_find(const Checkpoint *ck, const char *name) {
+    int64_t i;
+    return strmap_get(&ck->names, name, &i) ? ck->refs[i] : NULL;
+}
+
+/* Registers every text tensor of one shard under its short name. */
+static bool register_shard(Checkpoint *ck, const SafeTensors *st, Error *err) {
+    ck->refs = xrealloc(ck->refs, (size_t)(ck->n_refs + st->count) * sizeof *ck->refs);
+    for (int i = 0; i < st->count; i++) {
+        const Tensor *t = &st->tensors[i];
+        const char *name = ckpt_text_name(t->name);
+        if (!name) {
+            ck->n_skipped++;
+            continue;
+        }
+        if (!strmap_put(&ck->names, name, ck->n_refs))
+            return error_set(err, "%s: tensor '%s' is a second copy of %s", st->path, t->name, name);
+        ck->refs[ck->n_refs++] = t;
+    }
+    return true;
+}
+
+static bool open_shard(Checkpoint *ck, const char *file, Error *err) {
+    for (int i = 0; i < ck->n_shards; i++) /* already open? */
+        if (strcmp(strrchr(ck->shards[i].path, '/') + 1, file) == 0) return true;
+    if (strchr(file, '/') || strcmp(file, "..") == 0)
+        return error_set(err, "%s/model.safetensors.index.json: shard name '%s' must be a plain file name",
+                         ck->dir, file);
+    char *path = path_join(ck->dir, file);
+    if (!is_file(path)) {
+        error_set(err, "%s/model.safetensors.index.json names shard %s, which is missing from %s", ck->dir, file,
+                  ck->dir);
+        free(path);
+        return false;
+    }
+    ck->shards = xrealloc(ck->shards, (size_t)(ck->n_shards + 1) * sizeof *ck->shards);
+    bool ok = st_open(&ck->shards[ck->n_shards], path, err);
+    free(path);
+    if (!ok) return false;
+    ck->n_shards++;
+    return register_shard(ck, &ck->shards[ck->n_shards - 1], err);
+}
+
+/* Follows model.safetensors.index.json: opens each shard it names once, and checks
+ * that every tensor it lists is really in the shard it names. */
+static bool open_indexed(Checkpoint *ck, const char *index_path, Error *err) {
+    char *json = read_file(index_path, NULL, err);
+    if (!json) return false;
+    cJSON *root = cJSON_Parse(json);
+    free(json);
+    if (!root) return error_set(err, "%s: not valid JSON", index_path);
+    bool ok = true;
+    const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
+    const cJSON *e;
+    if (!cJSON_IsObject(map)) ok = error_set(err, "%s: no \"weight_map\" object", index_path);
+    else if (!map->child) ok = error_set(err, "%s: \"weight_map\" is empty", index_path);
+    if (ok) cJSON_ArrayForEach(e, map) {
+        if (!cJSON_IsString(e)) {
+            ok = error_set(err, "%s: weight_map entry %s is not a file name", index_path, e->string);
+            break;
+        }
+        if (!(ok = open_shard(ck, e->valuestring, err))) break;
+    }
+    if (ok) cJSON_ArrayForEach(e, map) {
+        const SafeTensors *shard = NULL;
+        for (int i = 0; i < ck->n_shards; i++)
+            if (strcmp(strrchr(ck->shards[i].path, '/') + 1, e->valuestring) == 0) shard = &ck->shards[i];
+        if (!st_find(shard, e->string)) {
+            ok = error_set(err, "%s says tensor %s is in %s, but that shard does not contain it", index_path,
+                           e->string, e->valuestring);
+            break;
+        }
+    }
+    cJSON_Delete(root);
+    return ok;
+}
+
+/* ---- shape checks against the config --------------------------------------- */
+
+/* Finds name, checks its shape (up to 3 dims, -1 ends the list); fills *out. */
+static bool expect(const Checkpoint *ck, const Tensor **out, const char *name, int64_t d0, int64_t d1, int64_t d2,
+                   Error *err) {
+    const Tensor *t = ckpt_find(ck, name);
+    if (!t) return error_set(err, "%s: tensor %s is missing from the checkpoint", ck->dir, name);
+    int64_t want[3] = {d0, d1, d2};
+    int ndim = d0 < 0 ? 0 : d1 < 0 ? 1 : d2 < 0 ? 2 : 3;
+    bool same = t->ndim == ndim;
+    for (int d = 0; same && d < ndim; d++) same = t->shape[d] == want[d];
+    if (!same) {
+        char got[96], exp[96] = "[";
+        for (int d = 0; d < ndim; d++)
+            snprintf(exp + strlen(exp), sizeof exp - strlen(exp), "%s%lld", d ? ", " : "", (long long)want[d]);
+        strcat(exp, "]");
+        return error_set(err, "%s: tensor %s has shape %s, but config.json implies %s", t->file, name,
+                         shape_str(t, got, sizeof got), exp);
+    }
+    *out = t;
+    return true;
+}
+
+#define EXPECT(field, fmt_suffix, ...)                                                                         \
+    do {                                                                                                       \
+        char name_[160];                                                                                       \
+        snprintf(name_, sizeof name_, "layers.%d." fmt_suffix, i);                                             \
+        if (!expect(ck, &(field), name_, __VA_ARGS__, err)) return false;                                      \
+    } while (0)
+
+static bool load_layer(const Checkpoint *ck, int i, LayerWeights *l, Error *err) {
+    const Config *c = &ck->config;
+    int64_t H = c->hidden_size;
+    l->type = c->layer_types[i];
+    EXPECT(l->input_layernorm, "input_layernorm.weight", H, -1, -1);
+    EXPECT(l->post_attention_layernorm, "post_attention_layernorm.weight", H, -1, -1);
+    EXPECT(l->mlp.gate_proj, "mlp.gate_proj.weight", c->intermediate_size, H, -1);
+    EXPECT(l->mlp.up_proj, "mlp.up_proj.weight", c->intermediate_size, H, -1);
+    EXPECT(l->mlp.down_proj, "mlp.down_proj.weight", H, c->intermediate_size, -1);
+    if (l->type == LAYER_FULL_ATTENTION) {
+        AttentionWeights *a = &l->self_attn;
+        int64_t d = c->head_dim;
+        EXPECT(a->q_proj, "self_attn.q_proj.weight", c->num_attention_heads * 2 * d, H, -1);
+        EXPECT(a->k_proj, "self_attn.k_proj.weight", c->num_key_value_heads * d, H, -1);
+        EXPECT(a->v_proj, "self_attn.v_proj.weight", c->num_key_value_heads * d, H, -1);
+        EXPECT(a->o_proj, "self_attn.o_proj.weight", H, c->num_attention_heads * d, -1);
+        EXPECT(a->q_norm, "self_attn.q_norm.weight", d, -1, -1);
+        EXPECT(a->k_norm, "self_attn.k_norm.weight", d, -1, -1);
+    } else {
+        DeltaNetWeights *n = &l->linear_attn;
+        int64_t Hv = c->linear_num_value_heads;
+        EXPECT(n->in_proj_qkv, "linear_attn.in_proj_qkv.weight", cfg_linear_conv_dim(c), H, -1);
+        EXPECT(n->in_proj_z, "linear_attn.in_proj_z.weight", cfg_linear_value_dim(c), H, -1);
+        EXPECT(n->in_proj_b, "linear_attn.in_proj_b.weight", Hv, H, -1);
+        EXPECT(n->in_proj_a, "linear_attn.in_proj_a.weight", Hv, H, -1);
+        EXPECT(n->conv1d, "linear_attn.conv1d.weight", cfg_linear_conv_dim(c), 1, c->linear_conv_kernel_dim);
+        EXPECT(n->dt_bias, "linear_attn.dt_bias", Hv, -1, -1);
+        EXPECT(n->A_log, "linear_attn.A_log", Hv, -1, -1);
+        EXPECT(n->norm, "linear_attn.norm.weight", c->linear_value_head_dim, -1, -1);
+        EXPECT(n->out_proj, "linear_attn.out_proj.weight", H, cfg_linear_value_dim(c), -1);
+    }
+    return true;
+}
+
+static bool load_weights(Checkpoint *ck, Error *err) {
+    const Config *c = &ck->config;
+    Weights *w = &ck->weights;
+    if (!expect(ck, &w->embed_tokens, "embed_tokens.weight", c->vocab_size, c->hidden_size, -1, err) ||
+        !expect(ck, &w->norm, "norm.weight", c->hidden_size, -1, -1, err))
+        return false;
+    w->tied = ckpt_find(ck, "lm_head.weight") == NULL;
+    if (w->tied) w->lm_head = w->embed_tokens;
+    else if (!expect(ck, &w->lm_head, "lm_head.weight", c->vocab_size, c->hidden_size, -1, err)) return false;
+    w->layers = xcalloc((size_t)c->num_hidden_layers, sizeof *w->layers);
+    for (int i = 0; i < c->num_hidden_layers; i++)
+        if (!load_layer(ck, i, &w->layers[i], err)) return false;
+    return true;
+}
+
+bool ckpt_open(Checkpoint *ck, const char *dir, Error *err) {
+    memset(ck, 0, sizeof *ck);
+    strmap_init(&ck->names);
+    ck->dir = xstrdup(dir);
+    char *config = path_join(dir, "config.json");
+    char *index = path_join(dir, "model.safetensors.index.json");
+    char *single = path_join(dir, "model.safetensors");
+    bool ok;
+    if (!is_dir(dir)) ok = error_set(err, "%s is not a folder", dir);
+    else if (!cfg_load(&ck->config, config, err)) ok = false;
+    else if (is_file(index)) ok = open_indexed(ck, index, err);
+    else if (is_file(single)) ok = open_shard(ck, "model.safetensors", err);
+    else
+        ok = error_set(err, "%s has neither model.safetensors.index.json nor model.safetensors", dir);
+    ok = ok && load_weights(ck, err);
+    free(config);
+    free(index);
+    free(single);
+    if (!ok) ckpt_close(ck);
+    return ok;
+}
+
+void ckpt_close(Checkpoint *ck) {
+    for (int i = 0; i < ck->n_shards; i++) st_close(&ck->shards[i]);
+    free(ck->shards);
+    free(ck->refs);
+    free(ck->weights.layers);
+    strmap_free(&ck->names);
+    free(ck->dir);
+    memset(ck, 0, sizeof *ck);
+}
+
+/* ---- finding the model -------------------------------------------------------- */
+
+static bool has_config(const char *dir) {
+    char *p = path_join(dir, "config.json");
+    bool yes = is_file(p);
+    free(p);
+    return yes;
+}
+
+/* The snapshot folder of the Hugging Face cache, or NULL. */
+static char *hf_snapshot(const char *hub) {
+    char *repo = path_join(hub, "models--Qwen--Qwen3.5-0.8B");
+    char *ref_path = path_join(repo, "refs/main");
+    char *snapshots = path_join(repo, "snapshots");
+    char *found = NULL;
+    char *ref = read_file(ref_path, NULL, NULL);
+    if (ref) { /* refs/main holds the revision hash of the current snapshot */
+        ref[strcspn(ref, " \r\n")] = '\0';
+        char *dir = path_join(snapshots, ref);
+        if (has_config(dir)) found = dir;
+        else free(dir);
+        free(ref);
+    }
+    DIR *d = found ? NULL : opendir(snapshots);
+    for (struct dirent *e; d && !found && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char *dir = path_join(snapshots, e->d_name);
+        if (has_config(dir)) found = dir;
+        else free(dir);
+    }
+    if (d) closedir(d);
+    free(repo);
+    free(ref_path);
+    free(snapshots);
+    return found;
+}
+
+char *model_find(const char *flag_value, const char **source, Error *err) {
+    const char *src = NULL;
+    char *found = NULL;
+    if (flag_value) {
+        if (!has_config(flag_value))
+            return error_set(err, "--model %s: no config.json there (is it the downloaded model folder?)",
+                             flag_value),
+                   NULL;
+        found = xstrdup(flag_value), src = "--model";
+    }
+    const char *env = getenv("QWEN35_MODEL");
+    if (!found && env && *env) {
+        if (!has_config(env))
+            return error_set(err, "QWEN35_MODEL=%s: no config.json there (is it the downloaded model folder?)", env),
+                   NULL;
+        found = xstrdup(env), src = "$QWEN35_MODEL";
+    }
+    char *local = path_join(REPO_ROOT, "models/Qwen3.5-0.8B");
+    if (!found && has_config(local)) found = xstrdup(local), src = "models/Qwen3.5-0.8B";
+
+    char *hub;
+    const char *hub_cache = getenv("HF_HUB_CACHE"), *hf_home = getenv("HF_HOME"), *home = getenv("HOME");
+    if (hub_cache && *hub_cache) hub = xstrdup(hub_cache);
+    else if (hf_home && *hf_home) hub = path_join(hf_home, "hub");
+    else {
+        char *base = path_join(home && *home ? home : ".", ".cache/huggingface");
+        hub = path_join(base, "hub");
+        free(base);
+    }
+    if (!found && (found = hf_snapshot(hub))) src = "Hugging Face cache";
+    if (!found)
+        error_set(err,
+                  "no Qwen3.5-0.8B checkpoint found. Looked at:\n"
+                  "  --model DIR          (not given)\n"
+                  "  $QWEN35_MODEL        (%s)\n"
+                  "  %s\n"
+                  "  %s/models--Qwen--Qwen3.5-0.8B/snapshots/*\n"
+                  "Download it once with:\n  " MODEL_DOWNLOAD_HINT,
+                  env && *env ? env : "not set", local, hub);
+    free(local);
+    free(hub);
+    if (source) *source = src;
+    return found;
+}

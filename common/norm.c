@@ -1,0 +1,57 @@
+/* norm.c — RMSNorm, gated RMSNorm and l2norm (see norm.h). */
+#include "norm.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "activations.h"
+#include "util.h"
+
+/* The stored weight as float32 (BF16 or F32 in the checkpoint). */
+static float *widen(const Tensor *w, int n) {
+    if (w->numel != n) die("%s: norm weight %s has %lld values, expected %d", w->file, w->name, (long long)w->numel, n);
+    float *f = xmalloc((size_t)n * sizeof(float));
+    tensor_read_f32(w, 0, n, f);
+    return f;
+}
+
+/* 1 / sqrt(mean of squares + eps), accumulated in double. */
+static float inv_rms(const float *x, int n, float eps) {
+    double ss = 0;
+    for (int i = 0; i < n; i++) ss += (double)x[i] * x[i];
+    return (float)(1.0 / sqrt(ss / n + eps));
+}
+
+void rmsnorm(float *y, const float *x, int rows, int n, const Tensor *w, float eps) {
+    float *scale = widen(w, n);
+    for (int i = 0; i < n; i++) scale[i] += 1.0f; /* zero-centred: the scale is 1 + w */
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * n;
+        float *yr = y + (size_t)r * n;
+        float inv = inv_rms(xr, n, eps);
+        for (int i = 0; i < n; i++) yr[i] = xr[i] * inv * scale[i];
+    }
+    free(scale);
+}
+
+void gated_rmsnorm(float *y, const float *x, const float *z, int rows, int n, const Tensor *w, float eps) {
+    float *weight = widen(w, n); /* used as is: no 1 + here */
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * n, *zr = z + (size_t)r * n;
+        float *yr = y + (size_t)r * n;
+        float inv = inv_rms(xr, n, eps);
+        for (int i = 0; i < n; i++) yr[i] = weight[i] * (xr[i] * inv) * siluf(zr[i]);
+    }
+    free(weight);
+}
+
+void l2norm(float *y, const float *x, int rows, int n, float eps) {
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * n;
+        float *yr = y + (size_t)r * n;
+        double ss = 0;
+        for (int i = 0; i < n; i++) ss += (double)xr[i] * xr[i];
+        float inv = (float)(1.0 / sqrt(ss + eps));
+        for (int i = 0; i < n; i++) yr[i] = xr[i] * inv;
+    }
+}

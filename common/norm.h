@@ -1,0 +1,50 @@
+/* norm.h — chapter 3: the three normalizations Qwen3.5 uses.
+ *
+ * RMSNorm, zero-centred (input_layernorm, post_attention_layernorm, the final
+ * norm, and the attention's q_norm / k_norm):
+ *
+ *     y = x · rsqrt(mean(x²) + eps) · (1 + w)
+ *
+ * Dividing by the root-mean-square puts every token's vector at the same scale;
+ * the learned weight then rescales each dimension. Qwen3.5 stores w centred on 0
+ * (the scale is 1 + w), so a freshly initialised weight of zeros means "no
+ * change". Forgetting the "1 +" is the classic bug of ports: the output is still
+ * grammatical text, just a different, worse model.
+ *
+ * Gated RMSNorm (only at the output of the Gated DeltaNet, per head of 128):
+ *
+ *     y = w · (x · rsqrt(mean(x²) + eps)) · silu(z)
+ *
+ * Here the weight is used directly (stored centred on 1, no "1 +"), and the
+ * normalized value is multiplied by a gate silu(z) computed from the token.
+ *
+ * l2norm (the DeltaNet's q and k):
+ *
+ *     y = x · rsqrt(Σ x² + eps),  eps = 1e-6
+ *
+ * makes each head's query and key unit length, so that writing with β = 1
+ * overwrites a slot exactly (chapter 7).
+ *
+ * All three work on `rows` vectors of length n stored one after another
+ * ([rows, n], row-major); y may be the same buffer as x. Weights are Tensors as
+ * stored in the checkpoint (BF16 or F32), widened once per call. Sums of squares
+ * are accumulated in double so the result does not depend on n's size.
+ */
+#ifndef NORM_H
+#define NORM_H
+
+#include "tensor.h"
+
+/* y[r] = x[r] · rsqrt(mean(x[r]²) + eps) · (1 + w)        x, y: [rows, n], w: [n] */
+void rmsnorm(float *y, const float *x, int rows, int n, const Tensor *w, float eps);
+
+/* y[r] = w · (x[r] · rsqrt(mean(x[r]²) + eps)) · silu(z[r])   x, z, y: [rows, n], w: [n] */
+void gated_rmsnorm(float *y, const float *x, const float *z, int rows, int n, const Tensor *w, float eps);
+
+/* y[r] = x[r] · rsqrt(Σ x[r]² + eps)                       x, y: [rows, n] */
+void l2norm(float *y, const float *x, int rows, int n, float eps);
+
+/* The eps the DeltaNet's l2norm uses (spec/qwen35.md §3). */
+#define L2NORM_EPS 1e-6f
+
+#endif

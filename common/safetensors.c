@@ -1,0 +1,358 @@
+/* safetensors.c — the reader and writer described in safetensors.h. */
+#include "safetensors.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- reading -------------------------------------------------------------- */
+
+/* A JSON number that is a non-negative integer exactly representable in a double
+ * (cJSON keeps numbers as doubles; its valueint saturates at INT_MAX). */
+static bool json_u64(const cJSON *j, uint64_t *out) {
+    if (!cJSON_IsNumber(j)) return false;
+    double d = j->valuedouble;
+    if (!(d >= 0 && d <= 9007199254740992.0 && d == floor(d))) return false;
+    *out = (uint64_t)d;
+    return true;
+}
+
+/* Parses one header entry into t (everything but the data pointer). */
+static bool parse_entry(const cJSON *entry, const char *path, Tensor *t, uint64_t *begin, uint64_t *end,
+                        Error *err) {
+    const char *name = entry->string;
+    if (!cJSON_IsObject(entry)) return error_set(err, "%s: header entry '%s' is not an object", path, name);
+    const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(entry, "dtype");
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(entry, "shape");
+    const cJSON *offsets = cJSON_GetObjectItemCaseSensitive(entry, "data_offsets");
+    if (!cJSON_IsString(dtype)) return error_set(err, "%s: tensor '%s' has no \"dtype\" string", path, name);
+    if (!dtype_parse(dtype->valuestring, &t->dtype))
+        return error_set(err, "%s: tensor '%s' has dtype %s, which this reader does not support (BF16, F16, F32)",
+                         path, name, dtype->valuestring);
+    if (!cJSON_IsArray(shape)) return error_set(err, "%s: tensor '%s' has no \"shape\" array", path, name);
+    int ndim = cJSON_GetArraySize(shape);
+    if (ndim > TENSOR_MAX_DIMS)
+        return error_set(err, "%s: tensor '%s' has %d dimensions (at most %d supported)", path, name, ndim,
+                         TENSOR_MAX_DIMS);
+    t->ndim = ndim;
+    t->numel = 1;
+    uint64_t numel = 1;
+    for (int d = 0; d < ndim; d++) {
+        uint64_t n;
+        if (!json_u64(cJSON_GetArrayItem(shape, d), &n))
+            return error_set(err, "%s: tensor '%s' has a shape entry that is not a non-negative integer", path,
+                             name);
+        if (n != 0 && numel > (UINT64_C(1) << 53) / n)
+            return error_set(err, "%s: tensor '%s' has an impossibly large shape", path, name);
+        numel *= n;
+        t->shape[d] = (int64_t)n;
+    }
+    t->numel = (int64_t)numel;
+    if (!cJSON_IsArray(offsets) || cJSON_GetArraySize(offsets) != 2 ||
+        !json_u64(cJSON_GetArrayItem(offsets, 0), begin) || !json_u64(cJSON_GetArrayItem(offsets, 1), end))
+        return error_set(err, "%s: tensor '%s' needs \"data_offsets\": [begin, end] with non-negative integers",
+                         path, name);
+    if (*end < *begin)
+        return error_set(err, "%s: tensor '%s' has data_offsets [%llu, %llu] that run backwards", path, name,
+                         (unsigned long long)*begin, (unsigned long long)*end);
+    uint64_t want = numel * (uint64_t)dtype_size(t->dtype);
+    if (*end - *begin != want) {
+        char buf[128];
+        return error_set(err, "%s: tensor '%s' has %llu bytes, but shape %s of %s needs %llu", path, name,
+                         (unsigned long long)(*end - *begin), shape_str(t, buf, sizeof buf),
+                         dtype_name(t->dtype), (unsigned long long)want);
+    }
+    return true;
+}
+
+typedef struct {
+    uint64_t begin, end;
+    int tensor;
+} Span;
+
+static int span_cmp(const void *a, const void *b) {
+    const Span *x = a, *y = b;
+    return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* Parses and checks the header; fills st->tensors (data pointers included). */
+static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len, Error *err) {
+    const char *path = st->path;
+    cJSON *root = cJSON_ParseWithLength(json, (size_t)header_len);
+    if (!root) return error_set(err, "%s: header is not valid JSON", path);
+    bool ok = false;
+    Span *spans = NULL;
+    if (!cJSON_IsObject(root)) {
+        error_set(err, "%s: header is JSON but not an object", path);
+        goto done;
+    }
+    int n = 0;
+    for (const cJSON *e = root->child; e; e = e->next) n += strcmp(e->string, "__metadata__") != 0;
+    st->tensors = xcalloc((size_t)n, sizeof(Tensor));
+    spans = xcalloc((size_t)n, sizeof(Span));
+    const unsigned char *data = (const unsigned char *)st->map + 8 + header_len;
+    uint64_t data_size = st->size - 8 - header_len;
+    for (const cJSON *e = root->child; e; e = e->next) {
+        if (strcmp(e->string, "__metadata__") == 0) {
+            if (!cJSON_IsObject(e)) {
+                error_set(err, "%s: \"__metadata__\" is not an object", path);
+                goto done;
+            }
+            continue;
+        }
+        Tensor *t = &st->tensors[st->count];
+        uint64_t begin = 0, end = 0;
+        t->name = xstrdup(e->string);
+        t->file = st->path;
+        st->count++;
+        if (!parse_entry(e, path, t, &begin, &end, err)) goto done;
+        if (end > data_size) {
+            error_set(err, "%s: tensor '%s' has data_offsets [%llu, %llu] beyond the %llu bytes of data", path,
+                      t->name, (unsigned long long)begin, (unsigned long long)end,
+                      (unsigned long long)data_size);
+            goto done;
+        }
+        if (!strmap_put(&st->index, t->name, st->count - 1)) {
+            error_set(err, "%s: tensor '%s' appears twice in the header", path, t->name);
+            goto done;
+        }
+        spans[st->count - 1] = (Span){begin, end, st->count - 1};
+        t->data = data + begin;
+        if ((uintptr_t)t->data % (uintptr_t)dtype_size(t->dtype) != 0) { /* keep an aligned copy */
+            void *copy = xaligned_alloc((size_t)(end - begin));
+            memcpy(copy, t->data, (size_t)(end - begin));
+            st->copies = xrealloc(st->copies, (size_t)(st->n_copies + 1) * sizeof(void *));
+            st->copies[st->n_copies++] = copy;
+            t->data = copy;
+        }
+    }
+    /* No two tensors may share bytes. */
+    qsort(spans, (size_t)st->count, sizeof(Span), span_cmp);
+    for (int i = 1; i < st->count; i++) {
+        const Span *a = &spans[i - 1], *b = &spans[i];
+        if (b->begin < a->end && b->end > b->begin && a->end > a->begin) {
+            error_set(err, "%s: tensors '%s' and '%s' overlap in the data area", path,
+                      st->tensors[a->tensor].name, st->tensors[b->tensor].name);
+            goto done;
+        }
+    }
+    ok = true;
+done:
+    free(spans);
+    cJSON_Delete(root);
+    return ok;
+}
+
+bool st_open(SafeTensors *st, const char *path, Error *err) {
+    memset(st, 0, sizeof *st);
+    strmap_init(&st->index);
+    st->path = xstrdup(path);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        error_set(err, "cannot open %s: %s", path, strerror(errno));
+        st_close(st);
+        return false;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        error_set(err, "%s is not a regular file", path);
+        close(fd);
+        st_close(st);
+        return false;
+    }
+    st->size = (size_t)sb.st_size;
+    if (st->size < 8) {
+        error_set(err, "%s: %zu bytes is too short for a safetensors file (needs an 8-byte header length)", path,
+                  st->size);
+        close(fd);
+        st_close(st);
+        return false;
+    }
+    st->map = mmap(NULL, st->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (st->map == MAP_FAILED) {
+        st->map = NULL;
+        error_set(err, "cannot map %s: %s", path, strerror(errno));
+        st_close(st);
+        return false;
+    }
+    const unsigned char *b = st->map;
+    uint64_t header_len = 0;
+    for (int i = 7; i >= 0; i--) header_len = header_len << 8 | b[i]; /* little-endian */
+    bool ok;
+    if (header_len < 2 || header_len > ST_MAX_HEADER_BYTES)
+        ok = error_set(err, "%s: header length %llu is not sane (expected 2 .. %u bytes)", path,
+                       (unsigned long long)header_len, ST_MAX_HEADER_BYTES);
+    else if (header_len > st->size - 8)
+        ok = error_set(err, "%s: header length %llu runs past the end of the %zu-byte file (truncated?)", path,
+                       (unsigned long long)header_len, st->size);
+    else
+        ok = parse_header(st, (const char *)b + 8, header_len, err);
+    if (!ok) st_close(st);
+    return ok;
+}
+
+void st_close(SafeTensors *st) {
+    if (st->map) munmap(st->map, st->size);
+    for (int i = 0; i < st->count; i++) free((char *)st->tensors[i].name);
+    free(st->tensors);
+    for (int i = 0; i < st->n_copies; i++) free(st->copies[i]);
+    free(st->copies);
+    strmap_free(&st->index);
+    free(st->path);
+    memset(st, 0, sizeof *st);
+}
+
+const Tensor *st_find(const SafeTensors *st, const char *name) {
+    int64_t i;
+    return strmap_get(&st->index, name, &i) ? &st->tensors[i] : NULL;
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+void stw_init(StWriter *w) { memset(w, 0, sizeof *w); }
+
+void stw_free(StWriter *w) {
+    for (int i = 0; i < w->count; i++) free(w->entries[i].name);
+    free(w->entries);
+    memset(w, 0, sizeof *w);
+}
+
+static StWriterEntry *add_entry(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape) {
+    if (ndim < 0 || ndim > TENSOR_MAX_DIMS) die("tensor %s: %d dimensions is not supported", name, ndim);
+    if (w->count == w->cap) w->entries = xrealloc(w->entries, (size_t)(w->cap = w->cap ? 2 * w->cap : 64) * sizeof *w->entries);
+    StWriterEntry *e = &w->entries[w->count++];
+    memset(e, 0, sizeof *e);
+    e->name = xstrdup(name);
+    e->dtype = dtype;
+    e->ndim = ndim;
+    for (int d = 0; d < ndim; d++) e->shape[d] = shape[d];
+    return e;
+}
+
+void stw_add(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape, const float *values) {
+    add_entry(w, name, dtype, ndim, shape)->values = values;
+}
+
+void stw_add_generated(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape,
+                       StGenerate generate, void *ctx) {
+    StWriterEntry *e = add_entry(w, name, dtype, ndim, shape);
+    e->generate = generate;
+    e->ctx = ctx;
+}
+
+static int64_t entry_numel(const StWriterEntry *e) {
+    int64_t n = 1;
+    for (int d = 0; d < e->ndim; d++) n *= e->shape[d];
+    return n;
+}
+
+/* A growing string for the JSON header. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} Buf;
+
+static void buf_put(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_put(Buf *b, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->s = xrealloc(b->s, b->cap = 2 * b->cap + (size_t)n + 64);
+    }
+}
+
+/* A JSON string literal for a tensor name (quotes, backslashes, control characters escaped). */
+static void buf_put_json_string(Buf *b, const char *s) {
+    buf_put(b, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') buf_put(b, "\\%c", c);
+        else if (c < 0x20) buf_put(b, "\\u%04x", c);
+        else buf_put(b, "%c", c);
+    }
+    buf_put(b, "\"");
+}
+
+/* Converts count float32 values to the stored dtype (little-endian bytes). */
+static void encode_values(DType dtype, const float *src, int64_t count, void *dst) {
+    uint16_t *h = dst;
+    switch (dtype) {
+    case DTYPE_F32: memcpy(dst, src, (size_t)count * sizeof(float)); break;
+    case DTYPE_BF16:
+        for (int64_t i = 0; i < count; i++) h[i] = f32_to_bf16(src[i]);
+        break;
+    case DTYPE_F16:
+        for (int64_t i = 0; i < count; i++) h[i] = f32_to_f16(src[i]);
+        break;
+    }
+}
+
+bool stw_write(const StWriter *w, const char *path, uint64_t *data_bytes, Error *err) {
+    Buf hdr = {xmalloc(4096), 0, 4096};
+    buf_put(&hdr, "{\"__metadata__\":{\"format\":\"pt\"}");
+    uint64_t offset = 0;
+    for (int i = 0; i < w->count; i++) {
+        const StWriterEntry *e = &w->entries[i];
+        uint64_t bytes = (uint64_t)entry_numel(e) * (uint64_t)dtype_size(e->dtype);
+        buf_put(&hdr, ",");
+        buf_put_json_string(&hdr, e->name);
+        buf_put(&hdr, ":{\"dtype\":\"%s\",\"shape\":[", dtype_name(e->dtype));
+        for (int d = 0; d < e->ndim; d++) buf_put(&hdr, "%s%lld", d ? "," : "", (long long)e->shape[d]);
+        buf_put(&hdr, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)offset,
+                (unsigned long long)(offset + bytes));
+        offset += bytes;
+    }
+    buf_put(&hdr, "}");
+    while (hdr.len % 8) buf_put(&hdr, " "); /* data area starts 8-byte aligned */
+
+    FILE *f = xfopen(path, "wb", err);
+    if (!f) {
+        free(hdr.s);
+        return false;
+    }
+    unsigned char len8[8];
+    for (int i = 0; i < 8; i++) len8[i] = (unsigned char)(hdr.len >> (8 * i));
+    bool ok = fwrite(len8, 1, 8, f) == 8 && fwrite(hdr.s, 1, hdr.len, f) == hdr.len;
+    uint64_t file_bytes = 8 + hdr.len + offset;
+    free(hdr.s);
+
+    enum { CHUNK = 1 << 20 }; /* elements converted per write */
+    float *values = xmalloc(CHUNK * sizeof(float));
+    void *bytes = xmalloc(CHUNK * sizeof(float));
+    for (int i = 0; ok && i < w->count; i++) {
+        const StWriterEntry *e = &w->entries[i];
+        int64_t numel = entry_numel(e);
+        if (!e->values && !e->generate) { /* all zeros: leave a hole, the file system reads it as 0 */
+            ok = fseeko(f, numel * dtype_size(e->dtype), SEEK_CUR) == 0;
+            continue;
+        }
+        for (int64_t first = 0; ok && first < numel; first += CHUNK) {
+            int64_t count = numel - first < CHUNK ? numel - first : CHUNK;
+            const float *src = e->values ? e->values + first : values;
+            if (!e->values) e->generate(e->ctx, first, count, values);
+            encode_values(e->dtype, src, count, bytes);
+            ok = fwrite(bytes, (size_t)dtype_size(e->dtype), (size_t)count, f) == (size_t)count;
+        }
+    }
+    free(values);
+    free(bytes);
+    /* a trailing hole needs the file extended to its full length */
+    ok = ok && fflush(f) == 0 && ftruncate(fileno(f), (off_t)file_bytes) == 0;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    if (data_bytes) *data_bytes = offset;
+    return true;
+}

@@ -1,0 +1,92 @@
+/* safetensors.h — reading and writing the .safetensors files the weights come in.
+ *
+ * The format is deliberately simple:
+ *
+ *   [8 bytes]  N, the header length, unsigned little-endian
+ *   [N bytes]  a JSON object: for every tensor
+ *                "name": {"dtype": "BF16", "shape": [6144, 1024],
+ *                         "data_offsets": [begin, end]}
+ *              plus an optional "__metadata__": {"key": "string", ...}
+ *   [rest]     the data area; a tensor's bytes are data[begin, end), row-major
+ *
+ * The reader maps the whole file into memory (mmap) and only parses the header:
+ * opening the 1.7 GB shard of Qwen3.5-0.8B reads a few hundred kilobytes, and the
+ * weights are paged in when a layer first touches them.
+ *
+ * Before anything is used, every entry is checked: a known dtype (BF16, F16,
+ * F32), end − begin == prod(shape) × dtype size, the range inside the file, no
+ * two tensors overlapping, a sane header length. Offsets are read as 64-bit
+ * numbers (a 1.7 GB shard has offsets beyond INT_MAX). The format does not
+ * promise that a tensor's bytes are aligned for its dtype; the reader checks and,
+ * for the rare tensor that is not, keeps an aligned copy, so Tensor.data can
+ * always be read as uint16_t / float directly.
+ */
+#ifndef SAFETENSORS_H
+#define SAFETENSORS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strmap.h"
+#include "tensor.h"
+#include "util.h"
+
+/* The safetensors format caps the header at 100 MB; a real shard's is ~100 KB. */
+#define ST_MAX_HEADER_BYTES (100u << 20)
+
+typedef struct {
+    char *path;
+    void *map;        /* the whole file, read-only */
+    size_t size;      /* file size in bytes */
+    Tensor *tensors;  /* [count], in header order; names owned here */
+    int count;
+    StrMap index;     /* name → position in tensors */
+    void **copies;    /* aligned copies of misaligned tensors (usually none) */
+    int n_copies;
+} SafeTensors;
+
+/* Maps path and validates its header. On failure st is left empty. */
+bool st_open(SafeTensors *st, const char *path, Error *err);
+void st_close(SafeTensors *st);
+/* The tensor stored under exactly this name, or NULL. */
+const Tensor *st_find(const SafeTensors *st, const char *name);
+
+/* ---- writing ---------------------------------------------------------------
+ * Tensors are described first (name, stored dtype, shape, where the float32
+ * values come from) and written in one go: the header needs every offset before
+ * the first byte of data. Values are converted to the stored dtype on the way
+ * out (BF16/F16 round to nearest even). A generator lets a 254 M-value tensor be
+ * produced chunk by chunk instead of being held in memory. */
+
+/* Fills out[0..count) with the values of elements first..first+count-1. */
+typedef void (*StGenerate)(void *ctx, int64_t first, int64_t count, float *out);
+
+typedef struct {
+    char *name;
+    DType dtype;
+    int ndim;
+    int64_t shape[TENSOR_MAX_DIMS];
+    const float *values; /* either values ... */
+    StGenerate generate; /* ... or a generator */
+    void *ctx;
+} StWriterEntry;
+
+typedef struct {
+    StWriterEntry *entries;
+    int count, cap;
+} StWriter;
+
+void stw_init(StWriter *w);
+void stw_free(StWriter *w);
+/* values must stay valid until stw_write. values == NULL writes zeros, as a hole
+ * in the file (a sparse file: a full-size checkpoint for shape-only tests costs
+ * no disk space). */
+void stw_add(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape, const float *values);
+void stw_add_generated(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape,
+                       StGenerate generate, void *ctx);
+/* Writes the file; the header is padded with spaces to a multiple of 8 bytes so
+ * the data area starts aligned. Returns the number of data bytes in *data_bytes. */
+bool stw_write(const StWriter *w, const char *path, uint64_t *data_bytes, Error *err);
+
+#endif
