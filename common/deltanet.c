@@ -2,6 +2,7 @@
 #include "deltanet.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,79 +26,126 @@ void dn_dims(DeltaNetDims *d, const Config *c) {
 
 /* ---- the delta rule -------------------------------------------------------- */
 
+/* One head, the formula as the book prints it: four loops per token.
+ *   Sh: [dk, dv] the head's table, already holding the starting state
+ *   kh: the key head this value head reads */
+static void delta_rule_head_ref(const float *q, const float *k, const float *v, const float *g, const float *beta,
+                                int T, int n_k, int n_v, int kh, int h, int dk, int dv, float *Sh, float *out,
+                                float *pred) {
+    for (int t = 0; t < T; t++) {
+        const float *kt = k + ((size_t)t * n_k + kh) * dk; /* [dk] */
+        const float *qt = q + ((size_t)t * n_k + kh) * dk; /* [dk] */
+        const float *vt = v + ((size_t)t * n_v + h) * dv;  /* [dv] */
+        float *ot = out + ((size_t)t * n_v + h) * dv;      /* [dv] */
+        float decay = expf(g[(size_t)t * n_v + h]), b = beta[(size_t)t * n_v + h];
+
+        /* 1. decay: multiply the whole table by a number in (0, 1], forgetting a little */
+        for (int i = 0; i < dk; i++)
+            for (int j = 0; j < dv; j++) Sh[i * dv + j] *= decay;
+        /* 2. look up with k: what the table thinks v should be, pred = Sᵀk */
+        for (int j = 0; j < dv; j++) pred[j] = 0;
+        for (int i = 0; i < dk; i++)
+            for (int j = 0; j < dv; j++) pred[j] += kt[i] * Sh[i * dv + j];
+        /* 3. write only the difference (delta), β of it: S += k ((v − pred) β)ᵀ */
+        for (int i = 0; i < dk; i++)
+            for (int j = 0; j < dv; j++) Sh[i * dv + j] += kt[i] * ((vt[j] - pred[j]) * b);
+        /* 4. look up with q to get this token's output, o = Sᵀq */
+        for (int j = 0; j < dv; j++) ot[j] = 0;
+        for (int i = 0; i < dk; i++)
+            for (int j = 0; j < dv; j++) ot[j] += qt[i] * Sh[i * dv + j];
+    }
+}
+
+/* Empty tables, or a copy of the given ones (unless they are already in place). */
+static void start_tables(const float *S0, float *S, size_t n) {
+    if (S0 == NULL) memset(S, 0, n * sizeof(float));
+    else if (S0 != S) memcpy(S, S0, n * sizeof(float));
+}
+
 void delta_rule_ref(const float *q, const float *k, const float *v, const float *g, const float *beta, int T,
                     int n_k, int n_v, int dk, int dv, const float *S0, float *S, float *out) {
     size_t table = (size_t)dk * dv;
-    if (S0 == NULL) memset(S, 0, (size_t)n_v * table * sizeof(float)); /* empty tables at the start */
-    else if (S0 != S) memcpy(S, S0, (size_t)n_v * table * sizeof(float));
-    int rep = n_v / n_k;               /* value heads per key head */
+    start_tables(S0, S, (size_t)n_v * table);
+    int rep = n_v / n_k; /* value head h reads key head h / rep */
     float *pred = xmalloc((size_t)dv * sizeof(float)); /* [dv] */
-    for (int h = 0; h < n_v; h++) {
-        float *Sh = S + h * table; /* [dk, dv]: row i is the slot of key dimension i */
-        for (int t = 0; t < T; t++) {
-            const float *kt = k + ((size_t)t * n_k + h / rep) * dk; /* [dk] */
-            const float *qt = q + ((size_t)t * n_k + h / rep) * dk; /* [dk] */
-            const float *vt = v + ((size_t)t * n_v + h) * dv;       /* [dv] */
-            float *ot = out + ((size_t)t * n_v + h) * dv;           /* [dv] */
-            float decay = expf(g[(size_t)t * n_v + h]), b = beta[(size_t)t * n_v + h];
-
-            /* 1. decay: multiply the whole table by a number in (0, 1], forgetting a little */
-            for (int i = 0; i < dk; i++)
-                for (int j = 0; j < dv; j++) Sh[i * dv + j] *= decay;
-            /* 2. look up with k: what the table thinks v should be, pred = Sᵀk */
-            for (int j = 0; j < dv; j++) pred[j] = 0;
-            for (int i = 0; i < dk; i++)
-                for (int j = 0; j < dv; j++) pred[j] += kt[i] * Sh[i * dv + j];
-            /* 3. write only the difference (delta), β of it: S += k (v − pred)ᵀ β */
-            for (int i = 0; i < dk; i++)
-                for (int j = 0; j < dv; j++) Sh[i * dv + j] += kt[i] * ((vt[j] - pred[j]) * b);
-            /* 4. look up with q to get this token's output, o = Sᵀq */
-            for (int j = 0; j < dv; j++) ot[j] = 0;
-            for (int i = 0; i < dk; i++)
-                for (int j = 0; j < dv; j++) ot[j] += qt[i] * Sh[i * dv + j];
-        }
-    }
+    for (int h = 0; h < n_v; h++)
+        delta_rule_head_ref(q, k, v, g, beta, T, n_k, n_v, h / rep, h, dk, dv, S + h * table, out, pred);
     free(pred);
 }
 
-/* One head over T tokens: the same four steps, with step 1 folded into step 2's
- * pass over the table and step 3 into step 4's, so the table is swept twice per
- * token instead of four times. Every number is computed by the same operations in
- * the same order as in delta_rule_ref, so the results are identical. */
-static void delta_rule_head(const float *q, const float *k, const float *v, const float *g, const float *beta,
-                            int T, int n_k, int n_v, int kh, int h, int dk, int dv, float *restrict Sh,
-                            float *restrict out, float *restrict pred, float *restrict delta) {
-    for (int t = 0; t < T; t++) {
-        const float *restrict kt = k + ((size_t)t * n_k + kh) * dk; /* [dk] */
-        const float *restrict qt = q + ((size_t)t * n_k + kh) * dk; /* [dk] */
-        const float *restrict vt = v + ((size_t)t * n_v + h) * dv;  /* [dv] */
-        float *restrict ot = out + ((size_t)t * n_v + h) * dv;      /* [dv] */
-        float decay = expf(g[(size_t)t * n_v + h]), b = beta[(size_t)t * n_v + h];
+/* The fast path: the same four steps and the same arithmetic, one sweep per token.
+ *
+ * Steps 1–2 of a token must see the whole table before step 3 can start (pred sums
+ * over every row), so the four-loop version sweeps a 64 KB table twice per token. But
+ * steps 3–4 of token t and steps 1–2 of token t + 1 can share a sweep: row by row,
+ *
+ *     3. write token t's difference into the row      4. add the row to token t's read
+ *     1. decay the row for token t + 1                 2. add the row to token t + 1's look-up
+ *
+ * Each row is then loaded and stored once per token, and the two running sums
+ * (token t's output, token t + 1's pred; dv numbers each) stay in registers. Every
+ * number goes through exactly the operations of the four loops, in the same order,
+ * so the results are the same to the last bit (the tests check it).
+ *
+ * A row of dv = 128 numbers is 8 vectors of 16 (GCC/Clang vector extensions: one
+ * AVX-512 register each, two AVX ones on other machines). */
+typedef float Vec16 __attribute__((vector_size(64)));
+#define VEC 16
+#define MAX_VECS 8 /* rows of 16, 32, 64 or 128 numbers take the vector path */
 
-        /* 1. decay the table, and 2. look up with k: pred = Sᵀk, row by row */
-        for (int j = 0; j < dv; j++) pred[j] = 0;
-        for (int i = 0; i < dk; i++) {
-            float *restrict row = Sh + (size_t)i * dv;
-            float ki = kt[i];
-#pragma omp simd
-            for (int j = 0; j < dv; j++) {
-                row[j] *= decay;
-                pred[j] += ki * row[j];
-            }
+static inline Vec16 vec_load(const float *p) {
+    Vec16 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void vec_store(float *p, Vec16 v) { memcpy(p, &v, sizeof v); }
+
+/* One sweep over a head's table Sh [dk, nvec·16]:
+ *   token t (steps 3, 4):     kw, qw [dk] and its difference delta [dv] → read [dv]
+ *   token t + 1 (steps 1, 2): decay and kl [dk]                          → pred [dv]
+ * The first sweep has no token t (kw, qw, delta all zero) and the last no token t + 1
+ * (decay 1, kl zero): adding 0 and multiplying by 1 leave a row unchanged. */
+static inline __attribute__((always_inline)) void sweep(const int nvec, float *restrict Sh, int dk,
+                                                        const float *kw, const float *qw, const float *delta,
+                                                        float decay, const float *kl, float *read, float *pred) {
+    Vec16 d[MAX_VECS], o[MAX_VECS], p[MAX_VECS];
+#pragma GCC unroll 8
+    for (int c = 0; c < nvec; c++) d[c] = vec_load(delta + c * VEC), o[c] = (Vec16){0}, p[c] = (Vec16){0};
+    for (int i = 0; i < dk; i++) {
+        float *restrict row = Sh + (size_t)i * nvec * VEC;
+        float kwi = kw[i], qwi = qw[i], kli = kl[i];
+#pragma GCC unroll 8
+        for (int c = 0; c < nvec; c++) {
+            Vec16 s = vec_load(row + c * VEC);
+            s += kwi * d[c]; /* 3. write token t's difference */
+            o[c] += qwi * s; /* 4. token t reads with q */
+            s *= decay;      /* 1. token t + 1 decays the table */
+            p[c] += kli * s; /* 2. token t + 1 looks up with k */
+            vec_store(row + c * VEC, s);
         }
-        /* 3. the difference to write, β of it */
-#pragma omp simd
-        for (int j = 0; j < dv; j++) delta[j] = (vt[j] - pred[j]) * b;
-        /* 3. write it into the slots of k, and 4. read the new table with q: o = Sᵀq */
-        for (int j = 0; j < dv; j++) ot[j] = 0;
-        for (int i = 0; i < dk; i++) {
-            float *restrict row = Sh + (size_t)i * dv;
-            float ki = kt[i], qi = qt[i];
-#pragma omp simd
-            for (int j = 0; j < dv; j++) {
-                row[j] += ki * delta[j];
-                ot[j] += qi * row[j];
-            }
+    }
+#pragma GCC unroll 8
+    for (int c = 0; c < nvec; c++) vec_store(read + c * VEC, o[c]), vec_store(pred + c * VEC, p[c]);
+}
+
+/* One head over T tokens with T + 1 sweeps. */
+static inline __attribute__((always_inline)) void delta_rule_head_fast(
+    const int nvec, const float *q, const float *k, const float *v, const float *g, const float *beta, int T,
+    int n_k, int n_v, int kh, int h, int dk, float *Sh, float *out, const float *zeros) {
+    int dv = nvec * VEC;
+    float pred[MAX_VECS * VEC], delta[MAX_VECS * VEC], unused[MAX_VECS * VEC];
+    for (int t = -1; t < T; t++) {
+        bool has_t = t >= 0, has_next = t + 1 < T;
+        const float *kw = has_t ? k + ((size_t)t * n_k + kh) * dk : zeros;
+        const float *qw = has_t ? q + ((size_t)t * n_k + kh) * dk : zeros;
+        const float *kl = has_next ? k + ((size_t)(t + 1) * n_k + kh) * dk : zeros;
+        float decay = has_next ? expf(g[(size_t)(t + 1) * n_v + h]) : 1.0f;
+        float *read = has_t ? out + ((size_t)t * n_v + h) * dv : unused;
+        sweep(nvec, Sh, dk, kw, qw, has_t ? delta : zeros, decay, kl, read, pred);
+        if (has_next) { /* 3. (next sweep) the difference token t + 1 will write, β of it */
+            const float *vn = v + ((size_t)(t + 1) * n_v + h) * dv;
+            float b = beta[(size_t)(t + 1) * n_v + h];
+            for (int j = 0; j < dv; j++) delta[j] = (vn[j] - pred[j]) * b;
         }
     }
 }
@@ -106,40 +154,96 @@ void delta_rule(const float *q, const float *k, const float *v, const float *g, 
                 int n_v, int dk, int dv, const float *S0, float *S, float *out) {
     size_t table = (size_t)dk * dv;
     int rep = n_v / n_k; /* value head h reads key head h / rep */
+    int nvec = dv % VEC == 0 ? dv / VEC : 0; /* vectors per row; 0: rows that are not whole vectors */
+    if (nvec != 8 && nvec != 4 && nvec != 2 && nvec != 1) nvec = 0;
+    int nz = dk > dv ? dk : dv;
+    float *zeros = xcalloc((size_t)nz, sizeof(float)); /* [max(dk, dv)] */
 #pragma omp parallel
     {
-        float *pred = xaligned_alloc((size_t)dv * sizeof(float));  /* [dv] */
-        float *delta = xaligned_alloc((size_t)dv * sizeof(float)); /* [dv] */
+        float *pred = nvec ? NULL : xmalloc((size_t)dv * sizeof(float)); /* [dv] */
 #pragma omp for schedule(static)
         for (int h = 0; h < n_v; h++) {
             float *Sh = S + h * table; /* [dk, dv] */
-            if (S0 == NULL) memset(Sh, 0, table * sizeof(float));
-            else if (S0 != S) memcpy(Sh, S0 + h * table, table * sizeof(float));
-            delta_rule_head(q, k, v, g, beta, T, n_k, n_v, h / rep, h, dk, dv, Sh, out, pred, delta);
+            start_tables(S0 ? S0 + h * table : NULL, Sh, table);
+            /* A constant row width lets the compiler keep the running sums in registers. */
+            int kh = h / rep;
+            switch (nvec) {
+            case 8: delta_rule_head_fast(8, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros); break;
+            case 4: delta_rule_head_fast(4, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros); break;
+            case 2: delta_rule_head_fast(2, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros); break;
+            case 1: delta_rule_head_fast(1, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros); break;
+            default: delta_rule_head_ref(q, k, v, g, beta, T, n_k, n_v, kh, h, dk, dv, Sh, out, pred);
+            }
         }
         free(pred);
-        free(delta);
     }
+    free(zeros);
+}
+
+/* ---- SiLU over many numbers ------------------------------------------------ */
+
+/* e^x as plain arithmetic that the compiler turns into vector instructions, so a
+ * whole row of SiLUs runs 16 at a time (the C library's expf does one number at a
+ * time, and was most of the convolution's time on a 159-token text). The classic
+ * recipe (Cephes' expf): write x = n·ln 2 + r with n a whole number and |r| ≤ ln 2 / 2,
+ * take e^r from a degree-6 polynomial, and multiply by 2^n, which is just n put
+ * into the exponent bits. Within 1 float32 step (ulp) of the exact value for
+ * −87 ≤ x ≤ 88; x is clamped to that range (e^x is then at most 1.7e38, and at
+ * least 1.6e−38, a normal float). */
+static inline float exp_vec(float x) {
+    x = x < -87.0f ? -87.0f : x;
+    x = x > 88.0f ? 88.0f : x;
+    /* n = round(x / ln 2): adding and removing 1.5·2^23 leaves the nearest whole number */
+    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    /* r = x − n·ln 2, with ln 2 in two parts (0.693359375 is exact in a few bits), so
+     * the product n·ln 2 loses nothing */
+    float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f; /* e^r */
+    union {
+        int32_t bits;
+        float value;
+    } two_n = {.bits = ((int32_t)n + 127) << 23}; /* 2^n */
+    return p * two_n.value;
+}
+
+/* y = silu(x) = x · sigmoid(x) = x / (1 + e^−x), n numbers (y may be x). Within 2e-7
+ * relative of the exact value (the tests hold it to siluf). */
+void silu_vec(float *y, const float *x, int64_t n) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + exp_vec(-x[i]));
 }
 
 /* ---- the short convolution ------------------------------------------------- */
 
+#define CONV_BLOCK 512 /* channels per piece of work: 12 pieces for the 6144 channels */
+
 void causal_conv_silu(const float *x, int T, int C, int kernel, const float *w, float *state, float *out) {
     int hist = kernel - 1; /* pre-conv vectors kept from before the first new token */
     /* Think of the rows as one window: the hist rows of state, then the T rows of x.
-     * Token t's output uses window rows t … t + kernel − 1. */
-#pragma omp parallel for schedule(static) if (T > 1)
-    for (int t = 0; t < T; t++) {
-        float *restrict o = out + (size_t)t * C; /* [C] */
-        for (int c = 0; c < C; c++) o[c] = 0;
-        for (int j = 0; j < kernel; j++) {
-            int r = t + j;
-            const float *restrict src = r < hist ? state + (size_t)r * C : x + (size_t)(r - hist) * C;
-            const float *restrict wj = w + (size_t)j * C; /* tap j of every channel */
+     * Token t's output uses window rows t … t + kernel − 1. The channels are
+     * independent (depthwise), so the cores share them out. */
+    int n_blocks = (C + CONV_BLOCK - 1) / CONV_BLOCK;
+#pragma omp parallel for schedule(static)
+    for (int blk = 0; blk < n_blocks; blk++) {
+        int c0 = blk * CONV_BLOCK, n = C - c0 < CONV_BLOCK ? C - c0 : CONV_BLOCK;
+        for (int t = 0; t < T; t++) {
+            float *restrict o = out + (size_t)t * C + c0; /* [n] */
+            for (int c = 0; c < n; c++) o[c] = 0;
+            for (int j = 0; j < kernel; j++) {
+                int r = t + j;
+                const float *restrict src = (r < hist ? state + (size_t)r * C : x + (size_t)(r - hist) * C) + c0;
+                const float *restrict wj = w + (size_t)j * C + c0; /* tap j of these channels */
 #pragma omp simd
-            for (int c = 0; c < C; c++) o[c] += wj[c] * src[c];
+                for (int c = 0; c < n; c++) o[c] += wj[c] * src[c];
+            }
+            silu_vec(o, o, n);
         }
-        for (int c = 0; c < C; c++) o[c] = siluf(o[c]);
     }
     /* The new history: the last hist rows of the window. */
     if (hist == 0) return;
@@ -252,33 +356,37 @@ void dn_forward(const DeltaNet *dn, const float *x, int T, float *y, DeltaNetSta
      * kernel tokens through the causal convolution, then SiLU. */
     causal_conv_silu(a->qkv, T, d->conv_dim, d->kernel, dn->conv_w, state->conv, a->conv);
 
-    /* Split into q | k | v, heads of dk (dv) consecutive numbers. */
-    for (int t = 0; t < T; t++) {
-        const float *c = a->conv + (size_t)t * d->conv_dim;
-        memcpy(a->q + (size_t)t * d->key_dim, c, (size_t)d->key_dim * sizeof(float));
-        memcpy(a->k + (size_t)t * d->key_dim, c + d->key_dim, (size_t)d->key_dim * sizeof(float));
-        memcpy(a->v + (size_t)t * d->value_dim, c + 2 * d->key_dim, (size_t)d->value_dim * sizeof(float));
-    }
-    /* Unit-length q and k per head; q also / sqrt(dk), so what is read keeps its scale. */
-    l2norm(a->q, a->q, T * d->n_k, d->dk, L2NORM_EPS);
-    l2norm(a->k, a->k, T * d->n_k, d->dk, L2NORM_EPS);
-    float sqrt_dk = sqrtf((float)d->dk);
-    for (size_t i = 0; i < (size_t)T * d->key_dim; i++) a->q[i] /= sqrt_dk;
-
-    /* The two gates, one number per head and token: β how strongly to write,
+    /* Per token: split into q | k | v (heads of dk / dv consecutive numbers), make
+     * each head of q and k unit length (q also / sqrt(dk), so what is read keeps
+     * its scale), and the two gates, one number per head: β how strongly to write,
      * g the log of the decay (always ≤ 0, so e^g ∈ (0, 1]). */
-    for (int t = 0; t < T; t++)
+    float sqrt_dk = sqrtf((float)d->dk);
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < T; t++) {
+        const float *c = a->conv + (size_t)t * d->conv_dim;    /* [conv_dim] */
+        float *q = a->q + (size_t)t * d->key_dim;              /* [n_k, dk] */
+        float *k = a->k + (size_t)t * d->key_dim;              /* [n_k, dk] */
+        l2norm(q, c, d->n_k, d->dk, L2NORM_EPS);
+        l2norm(k, c + d->key_dim, d->n_k, d->dk, L2NORM_EPS);
+        for (int i = 0; i < d->key_dim; i++) q[i] /= sqrt_dk;
+        memcpy(a->v + (size_t)t * d->value_dim, c + 2 * d->key_dim, (size_t)d->value_dim * sizeof(float));
         for (int h = 0; h < d->n_v; h++) {
             size_t i = (size_t)t * d->n_v + h;
             a->beta[i] = sigmoidf(a->beta[i]);
             a->g[i] = dn->neg_A[h] * softplusf(a->g[i] + dn->dt_bias[h]);
         }
+    }
 
-    /* The memory tables, token by token. */
+    /* The memory tables, token by token (the heads in parallel). */
     delta_rule(a->q, a->k, a->v, a->g, a->beta, T, d->n_k, d->n_v, d->dk, d->dv, state->S, state->S, a->core);
 
-    /* Normalize each head's output, gate it with silu(z), and back to the residual stream. */
-    gated_rmsnorm(a->normed, a->core, a->z, T * d->n_v, d->dv, w->norm, d->eps);
+    /* Normalize each head's output and gate it with silu(z). */
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < T; t++) {
+        size_t at = (size_t)t * d->value_dim;
+        gated_rmsnorm(a->normed + at, a->core + at, a->z + at, d->n_v, d->dv, w->norm, d->eps);
+    }
+    /* And back to the residual stream. */
     project(w->out_proj, a->normed, T, y); /* [T, hidden] */
     state->n_tokens += T;
 

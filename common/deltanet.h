@@ -85,6 +85,11 @@ void delta_rule_ref(const float *q, const float *k, const float *v, const float 
 
 /* ---- the short convolution ------------------------------------------------- */
 
+/* y = silu(x) = x / (1 + e^−x) for n numbers (y may be x), 16 at a time: e^x from a
+ * polynomial the compiler vectorizes (within 1 float32 step of the exact value),
+ * instead of the C library's one-at-a-time expf. Within 2e-7 relative of siluf(). */
+void silu_vec(float *y, const float *x, int64_t n);
+
 /* Causal depthwise convolution over time, then SiLU, for T new tokens:
  *   out[t][c] = silu(Σ_j w[j][c] · x[t − (kernel−1) + j][c]),   j = 0 … kernel−1
  * where the vectors before the first new token come from state (zeros at the

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "activations.h"
 #include "compare.h"
 #include "deltanet.h"
 #include "norm.h"
@@ -106,6 +107,34 @@ START_TEST(conv_by_hand) {
 }
 END_TEST
 
+/* silu_vec against silu computed in double, over [-100, 100] (beyond, silu(x) is x
+ * or rounds to nothing): within 2e-7 relative, i.e. 1-3 float32 steps (a step is
+ * 6e-8 to 1.2e-7 of a value); far out it gives exactly x, resp. (minus) almost 0. */
+START_TEST(silu_vec_matches_siluf) {
+    enum { N = 200001 };
+    float *x = xmalloc(sizeof(float) * N), *y = xmalloc(sizeof(float) * N);
+    for (int i = 0; i < N; i++) x[i] = -100.0f + 200.0f * (float)i / (N - 1);
+    silu_vec(y, x, N);
+    double worst = 0, worst_f = 0;
+    for (int i = 0; i < N; i++) {
+        double want = x[i] / (1.0 + exp(-(double)x[i])), rel = fabs(y[i] - want) / fmax(fabs(want), 1e-30);
+        if (fabs(want) > 1e-30 && rel > worst) worst = rel;
+        double rel_f = fabs(siluf(x[i]) - want) / fmax(fabs(want), 1e-30);
+        if (fabs(want) > 1e-30 && rel_f > worst_f) worst_f = rel_f;
+    }
+    printf("OK   silu_vec vs silu in double on [-100, 100]: max rel %.3g (siluf: %.3g)\n", worst, worst_f);
+    ck_assert_msg(worst < 2e-7, "silu_vec differs from silu by %g relative", worst);
+    const float big[4] = {1e30f, 120.0f, -120.0f, -1e30f};
+    float out[4];
+    silu_vec(out, big, 4);
+    ck_assert_float_eq(out[0], 1e30f);
+    ck_assert_float_eq(out[1], 120.0f);
+    ck_assert(fabsf(out[2]) < 1e-30f && fabsf(out[3]) < 1e-6f);
+    ck_assert(!isnan(out[3]));
+    free(x), free(y);
+}
+END_TEST
+
 /* ---- fast delta rule == the four loops ---------------------------------------- */
 
 static float frand(unsigned *s) {
@@ -114,41 +143,51 @@ static float frand(unsigned *s) {
 }
 
 START_TEST(fast_equals_reference) {
-    /* 3 key heads, 6 value heads (each key head read by two), dk 24, dv 40, 9 tokens. */
-    enum { T = 9, NK = 3, NV = 6, DK = 24, DV = 40 };
-    unsigned s = 7;
-    float *q = xmalloc(sizeof(float) * T * NK * DK), *k = xmalloc(sizeof(float) * T * NK * DK);
-    float *v = xmalloc(sizeof(float) * T * NV * DV), g[T * NV], beta[T * NV];
-    for (int i = 0; i < T * NK * DK; i++) q[i] = frand(&s), k[i] = frand(&s);
-    for (int i = 0; i < T * NV * DV; i++) v[i] = frand(&s);
-    for (int i = 0; i < T * NV; i++) g[i] = -fabsf(frand(&s)) * 4, beta[i] = frand(&s) + 0.5f;
-    float *S0 = xmalloc(sizeof(float) * NV * DK * DV);
-    for (int i = 0; i < NV * DK * DV; i++) S0[i] = frand(&s);
+    /* 3 key heads, 6 value heads (each key head read by two), 9 tokens; value widths
+     * for every path of delta_rule: 128 (the model's, 8 vectors of 16), 16 (one
+     * vector: the tiny model), 64 (4 vectors), 40 (not whole vectors: plain loops). */
+    enum { T = 9, NK = 3, NV = 6, DK = 24 };
+    const int widths[] = {128, 16, 64, 40};
+    for (size_t w = 0; w < ARRAY_LEN(widths); w++) {
+        int DV = widths[w];
+        unsigned s = 7 + (unsigned)w;
+        float *q = xmalloc(sizeof(float) * T * NK * DK), *k = xmalloc(sizeof(float) * T * NK * DK);
+        float *v = xmalloc(sizeof(float) * T * NV * DV), g[T * NV], beta[T * NV];
+        for (int i = 0; i < T * NK * DK; i++) q[i] = frand(&s), k[i] = frand(&s);
+        for (int i = 0; i < T * NV * DV; i++) v[i] = frand(&s);
+        for (int i = 0; i < T * NV; i++) g[i] = -fabsf(frand(&s)) * 4, beta[i] = frand(&s) + 0.5f;
+        size_t n_tab = (size_t)NV * DK * DV, n_out = (size_t)T * NV * DV;
+        float *S0 = xmalloc(sizeof(float) * n_tab);
+        for (size_t i = 0; i < n_tab; i++) S0[i] = frand(&s);
 
-    for (int from_table = 0; from_table < 2; from_table++) {
-        const float *init = from_table ? S0 : NULL;
-        float *S_ref = xmalloc(sizeof(float) * NV * DK * DV), *o_ref = xmalloc(sizeof(float) * T * NV * DV);
-        delta_rule_ref(q, k, v, g, beta, T, NK, NV, DK, DV, init, S_ref, o_ref);
-        for (int threads = 1; threads <= 2; threads++) {
-            omp_set_num_threads(threads);
-            float *S = xmalloc(sizeof(float) * NV * DK * DV), *o = xmalloc(sizeof(float) * T * NV * DV);
-            delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, init, S, o);
-            ck_assert_msg(memcmp(S, S_ref, sizeof(float) * NV * DK * DV) == 0, "tables differ (%d threads)", threads);
-            ck_assert_msg(memcmp(o, o_ref, sizeof(float) * T * NV * DV) == 0, "outputs differ (%d threads)", threads);
-            free(S), free(o);
+        for (int from_table = 0; from_table < 2; from_table++) {
+            const float *init = from_table ? S0 : NULL;
+            float *S_ref = xmalloc(sizeof(float) * n_tab), *o_ref = xmalloc(sizeof(float) * n_out);
+            delta_rule_ref(q, k, v, g, beta, T, NK, NV, DK, DV, init, S_ref, o_ref);
+            for (int threads = 1; threads <= 2; threads++) {
+                omp_set_num_threads(threads);
+                float *S = xmalloc(sizeof(float) * n_tab), *o = xmalloc(sizeof(float) * n_out);
+                delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, init, S, o);
+                ck_assert_msg(memcmp(S, S_ref, sizeof(float) * n_tab) == 0, "dv %d: tables differ (%d threads)", DV,
+                              threads);
+                ck_assert_msg(memcmp(o, o_ref, sizeof(float) * n_out) == 0, "dv %d: outputs differ (%d threads)", DV,
+                              threads);
+                free(S), free(o);
+            }
+            free(S_ref), free(o_ref);
         }
-        free(S_ref), free(o_ref);
+        /* S0 == S: continuing in place gives the same as into a new buffer. */
+        float *S_in = xmalloc(sizeof(float) * n_tab), *S_out = xmalloc(sizeof(float) * n_tab);
+        float *o1 = xmalloc(sizeof(float) * n_out), *o2 = xmalloc(sizeof(float) * n_out);
+        memcpy(S_in, S0, sizeof(float) * n_tab);
+        delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, S0, S_out, o1);
+        delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, S_in, S_in, o2);
+        ck_assert(memcmp(S_in, S_out, sizeof(float) * n_tab) == 0);
+        ck_assert(memcmp(o1, o2, sizeof(float) * n_out) == 0);
+        printf("OK   delta_rule == delta_rule_ref bit for bit, dv %d, 1 and 2 threads, empty and given tables\n", DV);
+        free(S_in), free(S_out), free(o1), free(o2);
+        free(q), free(k), free(v), free(S0);
     }
-    /* S0 == S: continuing in place gives the same as into a new buffer. */
-    float *S_in = xmalloc(sizeof(float) * NV * DK * DV), *S_out = xmalloc(sizeof(float) * NV * DK * DV);
-    float *o1 = xmalloc(sizeof(float) * T * NV * DV), *o2 = xmalloc(sizeof(float) * T * NV * DV);
-    memcpy(S_in, S0, sizeof(float) * NV * DK * DV);
-    delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, S0, S_out, o1);
-    delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, S_in, S_in, o2);
-    ck_assert(memcmp(S_in, S_out, sizeof(float) * NV * DK * DV) == 0);
-    ck_assert(memcmp(o1, o2, sizeof(float) * T * NV * DV) == 0);
-    free(S_in), free(S_out), free(o1), free(o2);
-    free(q), free(k), free(v), free(S0);
     omp_set_num_threads(2);
 }
 END_TEST
@@ -417,6 +456,7 @@ int main(void) {
     TCase *hand = tcase_create("by hand");
     tcase_add_test(hand, hand_worked_table);
     tcase_add_test(hand, conv_by_hand);
+    tcase_add_test(hand, silu_vec_matches_siluf);
     tcase_add_test(hand, fast_equals_reference);
     suite_add_tcase(s, hand);
     TCase *ref = tcase_create("reference");
