@@ -336,7 +336,9 @@ START_TEST(golden_input) {
     float *x = xmalloc(sizeof(float) * T * H);
     for (int t = 0; t < T; t++) tensor_read_f32(ck.weights.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
     rmsnorm(x, x, T, H, ck.weights.layers[0].input_layernorm, (float)ck.config.rms_norm_eps);
-    ck_assert(compare_f32("layer.0.input_norm", NULL, x, gold("layer.0.input_norm", (int64_t)T * H), (int64_t)T * H,
+    char shape[32];
+    snprintf(shape, sizeof shape, "%d x %d", T, H);
+    ck_assert(compare_f32("layer.0.input_norm", shape, x, gold("layer.0.input_norm", (int64_t)T * H), (int64_t)T * H,
                           ATOL, RTOL, NULL));
     free(x);
 }
