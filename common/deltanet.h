@@ -73,8 +73,11 @@ void dn_dims(DeltaNetDims *d, const Config *c);
  *   S0:    [n_v, dk, dv] the tables at the start, or NULL for empty tables
  *   S:     [n_v, dk, dv] receives the tables after the last token (may be S0)
  *   out:   [T, n_v, dv]  o_t = S_tᵀ q_t, read after the write
- * Heads run in parallel (OpenMP); each head's arithmetic is the same whatever the
- * number of threads. */
+ * The four steps are done in the book's order on every number of the table, but
+ * in one sweep over a head's table per token instead of four: steps 3–4 of a token
+ * share the sweep with steps 1–2 of the next (deltanet.c explains how). The results
+ * are those of delta_rule_ref to the last bit. Heads run in parallel (OpenMP); the
+ * result does not depend on the number of threads. */
 void delta_rule(const float *q, const float *k, const float *v, const float *g, const float *beta, int T, int n_k,
                 int n_v, int dk, int dv, const float *S0, float *S, float *out);
 
