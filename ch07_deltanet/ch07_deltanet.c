@@ -39,9 +39,9 @@
 #include "util.h"
 
 #define BOOK_SENTENCE "今天天气不错，我们去公园"
-#define COPIES 20          /* the long text: the sentence 20 times … */
-#define JOINER "。"        /* … joined with a full stop */
-#define LAYER 0            /* the layer the book looks at */
+#define COPIES        20   /* the long text: the sentence 20 times … */
+#define JOINER        "。" /* … joined with a full stop */
+#define LAYER         0    /* the layer the book looks at */
 
 /* ---- command line ------------------------------------------------------------------ */
 
@@ -96,21 +96,30 @@ static Options parse_args(int argc, char **argv) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             exit(0);
-        } else if ((v = option_value("--model", argc, argv, &i))) o.model = v;
-        else if ((v = option_value("--tokenizer", argc, argv, &i))) o.tokenizer = v;
-        else if ((v = option_value("--ids", argc, argv, &i))) o.ids = v;
-        else if ((v = option_value("--dump", argc, argv, &i))) o.dump = v;
+        } else if ((v = option_value("--model", argc, argv, &i)))
+            o.model = v;
+        else if ((v = option_value("--tokenizer", argc, argv, &i)))
+            o.tokenizer = v;
+        else if ((v = option_value("--ids", argc, argv, &i)))
+            o.ids = v;
+        else if ((v = option_value("--dump", argc, argv, &i)))
+            o.dump = v;
         else if ((v = option_value("--sep", argc, argv, &i))) {
             char *end;
             o.sep = strtol(v, &end, 10);
             if (end == v || *end != '\0' || o.sep < 0 || o.sep > 100000000)
                 die("--sep needs one token id (a whole number), got '%s'", v);
         } else if ((v = option_value("--plot", argc, argv, &i))) {
-            if (strcmp(v, "png") == 0) o.plot = PLOT_PNG;
-            else if (strcmp(v, "ascii") == 0) o.plot = PLOT_ASCII;
-            else if (strcmp(v, "none") == 0) o.plot = PLOT_NONE;
-            else die("--plot is png, ascii or none, got '%s'", v);
-        } else die("unknown option '%s' (see --help)", argv[i]);
+            if (strcmp(v, "png") == 0)
+                o.plot = PLOT_PNG;
+            else if (strcmp(v, "ascii") == 0)
+                o.plot = PLOT_ASCII;
+            else if (strcmp(v, "none") == 0)
+                o.plot = PLOT_NONE;
+            else
+                die("--plot is png, ascii or none, got '%s'", v);
+        } else
+            die("unknown option '%s' (see --help)", argv[i]);
     }
     if (o.ids && o.tokenizer) die("--ids and --tokenizer go one at a time");
     if (o.sep >= 0 && !o.ids) die("--sep goes with --ids");
@@ -134,15 +143,16 @@ static TokenIds parse_ids(const char *s) {
 }
 
 /* The short and the long text's ids: from --ids, or tokenized the book's way. */
-static void text_ids(const Options *o, const char *model_dir, int vocab, TokenIds *short_ids, TokenIds *long_ids) {
+static void text_ids(const Options *o, const char *model_dir, int vocab, TokenIds *short_ids,
+                     TokenIds *long_ids) {
     *short_ids = (TokenIds){0};
     *long_ids = (TokenIds){0};
     if (o->ids) {
         *short_ids = parse_ids(o->ids);
         for (int i = 0; i < short_ids->n; i++)
             if (short_ids->ids[i] >= vocab)
-                die("--ids: id %d is outside the vocabulary (the embedding table has %d rows)", short_ids->ids[i],
-                    vocab);
+                die("--ids: id %d is outside the vocabulary (the embedding table has %d rows)",
+                    short_ids->ids[i], vocab);
         if (o->sep >= vocab) die("--sep: id %ld is outside the vocabulary (%d rows)", o->sep, vocab);
         for (int c = 0; c < COPIES; c++) {
             if (c > 0 && o->sep >= 0) tok_ids_push(long_ids, (int)o->sep);
@@ -266,7 +276,8 @@ static void rewrite_experiment(void) {
 
 /* Time for the whole text at once and token by token, at growing lengths; the state
  * the layer keeps against a full-attention layer's KV cache. */
-static void plot_figures(const Checkpoint *ck, const DeltaNet *dn, const TokenIds *text, const PlotOptions *opt) {
+static void plot_figures(const Checkpoint *ck, const DeltaNet *dn, const TokenIds *text,
+                         const PlotOptions *opt) {
     const Config *c = &ck->config;
     static const int lengths[] = {1, 16, 32, 64, 128, 192, 256, 384, 512};
     enum { N = (int)ARRAY_LEN(lengths) };
@@ -294,7 +305,8 @@ static void plot_figures(const Checkpoint *ck, const DeltaNet *dn, const TokenId
     }
     dn_state_free(&st);
     PlotSeries time_series[2] = {
-        {"whole text in one pass (projections for all tokens at once)", n, whole, N, PLOT_LINESPOINTS, "#1f77b4"},
+        {"whole text in one pass (projections for all tokens at once)", n, whole, N, PLOT_LINESPOINTS,
+         "#1f77b4"},
         {"token by token (generating), cumulative", n, stepwise, N, PLOT_LINESPOINTS, "#d95f02"},
     };
     char title[160];
@@ -324,9 +336,11 @@ static void plot_figures(const Checkpoint *ck, const DeltaNet *dn, const TokenId
     }
     double cross = (tables_mb + conv_mb) / kv_per_token_mb;
     char dn_title[160], kv_title[160], extra[256];
-    snprintf(dn_title, sizeof dn_title, "Gated DeltaNet: %d tables of %d x %d (%.1f MB) + conv history (%.0f KB)", d->n_v,
-             d->dk, d->dv, tables_mb, conv_mb * 1024);
-    snprintf(kv_title, sizeof kv_title, "full attention: KV cache, %.0f KB per token", kv_per_token_mb * 1024);
+    snprintf(dn_title, sizeof dn_title,
+             "Gated DeltaNet: %d tables of %d x %d (%.1f MB) + conv history (%.0f KB)", d->n_v, d->dk, d->dv,
+             tables_mb, conv_mb * 1024);
+    snprintf(kv_title, sizeof kv_title, "full attention: KV cache, %.0f KB per token",
+             kv_per_token_mb * 1024);
     snprintf(extra, sizeof extra,
              "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead dashtype 2\n"
              "set label 'equal at %.0f tokens' at %.1f, graph 0.9\n",
@@ -371,8 +385,8 @@ static float *per_value_head(const float *x, int T, const DeltaNetDims *d) {
     float *y = xmalloc((size_t)T * d->n_v * d->dk * sizeof(float));
     for (int t = 0; t < T; t++)
         for (int h = 0; h < d->n_v; h++)
-            memcpy(y + ((size_t)t * d->n_v + h) * d->dk, x + ((size_t)t * d->n_k + h / (d->n_v / d->n_k)) * d->dk,
-                   (size_t)d->dk * sizeof(float));
+            memcpy(y + ((size_t)t * d->n_v + h) * d->dk,
+                   x + ((size_t)t * d->n_k + h / (d->n_v / d->n_k)) * d->dk, (size_t)d->dk * sizeof(float));
     return y;
 }
 
@@ -436,8 +450,8 @@ int main(int argc, char **argv) {
     const DeltaNetDims *d = &dn.d;
 
     /* 1. the layer's size, and each head's fixed forgetting speed */
-    printf("一层线性注意力 %.1fM 参数：in_proj_qkv %.1fM，conv1d 只有 %lld 个\n", (double)dn_param_count(w) / 1e6,
-           (double)w->in_proj_qkv->numel / 1e6, (long long)w->conv1d->numel);
+    printf("一层线性注意力 %.1fM 参数：in_proj_qkv %.1fM，conv1d 只有 %lld 个\n",
+           (double)dn_param_count(w) / 1e6, (double)w->in_proj_qkv->numel / 1e6, (long long)w->conv1d->numel);
     float a_min = INFINITY, a_max = -INFINITY;
     for (int h = 0; h < d->n_v; h++) {
         float speed = expf(tensor_get_f32(w->A_log, h)); /* exp(A_log) = −neg_A */
@@ -460,7 +474,8 @@ int main(int argc, char **argv) {
         double ms = time_layer(&dn, inputs[i], T, outputs[i], &acts[i], T > 64 ? 5 : 21);
         printf("  %3d 个 token：输出 (1, %d, %d)，%.0f ms\n", T, T, d->hidden, ms);
     }
-    printf("记忆表：每个头 [%d, %d]，%d 个头共 %.1f MB，和 token 数无关；全注意力的 KV cache 每个 token 要加 %.0f KB\n",
+    printf("记忆表：每个头 [%d, %d]，%d 个头共 %.1f MB，和 token 数无关；全注意力的 KV cache 每个 token 要加 "
+           "%.0f KB\n",
            d->dk, d->dv, d->n_v, (double)d->n_v * d->dk * d->dv * 4 / (1 << 20),
            2.0 * c->num_key_value_heads * c->head_dim * 4 / 1024);
 
@@ -472,8 +487,8 @@ int main(int argc, char **argv) {
         g_min = fminf(g_min, decay), g_max = fmaxf(g_max, decay);
         b_min = fminf(b_min, a->beta[i]), b_max = fmaxf(b_max, a->beta[i]);
     }
-    printf("第 %d 层对这 %d 个 token：衰减 exp(g) 的范围 [%.2f, %.2f]，β 的范围 [%.2f, %.2f]\n", LAYER, short_ids.n,
-           g_min, g_max, b_min, b_max);
+    printf("第 %d 层对这 %d 个 token：衰减 exp(g) 的范围 [%.2f, %.2f]，β 的范围 [%.2f, %.2f]\n", LAYER,
+           short_ids.n, g_min, g_max, b_min, b_max);
 
     /* 4. the same (k, v) written six times */
     rewrite_experiment();

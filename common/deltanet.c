@@ -29,9 +29,9 @@ void dn_dims(DeltaNetDims *d, const Config *c) {
 /* One head, the formula as the book prints it: four loops per token.
  *   Sh: [dk, dv] the head's table, already holding the starting state
  *   kh: the key head this value head reads */
-static void delta_rule_head_ref(const float *q, const float *k, const float *v, const float *g, const float *beta,
-                                int T, int n_k, int n_v, int kh, int h, int dk, int dv, float *Sh, float *out,
-                                float *pred) {
+static void delta_rule_head_ref(const float *q, const float *k, const float *v, const float *g,
+                                const float *beta, int T, int n_k, int n_v, int kh, int h, int dk, int dv,
+                                float *Sh, float *out, float *pred) {
     for (int t = 0; t < T; t++) {
         const float *kt = k + ((size_t)t * n_k + kh) * dk; /* [dk] */
         const float *qt = q + ((size_t)t * n_k + kh) * dk; /* [dk] */
@@ -58,15 +58,17 @@ static void delta_rule_head_ref(const float *q, const float *k, const float *v, 
 
 /* Empty tables, or a copy of the given ones (unless they are already in place). */
 static void start_tables(const float *S0, float *S, size_t n) {
-    if (S0 == NULL) memset(S, 0, n * sizeof(float));
-    else if (S0 != S) memcpy(S, S0, n * sizeof(float));
+    if (S0 == NULL)
+        memset(S, 0, n * sizeof(float));
+    else if (S0 != S)
+        memcpy(S, S0, n * sizeof(float));
 }
 
 void delta_rule_ref(const float *q, const float *k, const float *v, const float *g, const float *beta, int T,
                     int n_k, int n_v, int dk, int dv, const float *S0, float *S, float *out) {
     size_t table = (size_t)dk * dv;
     start_tables(S0, S, (size_t)n_v * table);
-    int rep = n_v / n_k; /* value head h reads key head h / rep */
+    int rep = n_v / n_k;                               /* value head h reads key head h / rep */
     float *pred = xmalloc((size_t)dv * sizeof(float)); /* [dv] */
     for (int h = 0; h < n_v; h++)
         delta_rule_head_ref(q, k, v, g, beta, T, n_k, n_v, h / rep, h, dk, dv, S + h * table, out, pred);
@@ -90,7 +92,7 @@ void delta_rule_ref(const float *q, const float *k, const float *v, const float 
  * A row of dv = 128 numbers is 8 vectors of 16 (GCC/Clang vector extensions: one
  * AVX-512 register each, two AVX ones on other machines). */
 typedef float Vec16 __attribute__((vector_size(64)));
-#define VEC 16
+#define VEC      16
 #define MAX_VECS 8 /* rows of 16, 32, 64 or 128 numbers take the vector path */
 
 static inline Vec16 vec_load(const float *p) {
@@ -107,7 +109,8 @@ static inline void vec_store(float *p, Vec16 v) { memcpy(p, &v, sizeof v); }
  * (decay 1, kl zero): adding 0 and multiplying by 1 leave a row unchanged. */
 static inline __attribute__((always_inline)) void sweep(const int nvec, float *restrict Sh, int dk,
                                                         const float *kw, const float *qw, const float *delta,
-                                                        float decay, const float *kl, float *read, float *pred) {
+                                                        float decay, const float *kl, float *read,
+                                                        float *pred) {
     Vec16 d[MAX_VECS], o[MAX_VECS], p[MAX_VECS];
 #pragma GCC unroll 8
     for (int c = 0; c < nvec; c++) d[c] = vec_load(delta + c * VEC), o[c] = (Vec16){0}, p[c] = (Vec16){0};
@@ -129,9 +132,10 @@ static inline __attribute__((always_inline)) void sweep(const int nvec, float *r
 }
 
 /* One head over T tokens with T + 1 sweeps. */
-static inline __attribute__((always_inline)) void delta_rule_head_fast(
-    const int nvec, const float *q, const float *k, const float *v, const float *g, const float *beta, int T,
-    int n_k, int n_v, int kh, int h, int dk, float *Sh, float *out, const float *zeros) {
+static inline __attribute__((always_inline)) void
+delta_rule_head_fast(const int nvec, const float *q, const float *k, const float *v, const float *g,
+                     const float *beta, int T, int n_k, int n_v, int kh, int h, int dk, float *Sh, float *out,
+                     const float *zeros) {
     int dv = nvec * VEC;
     float pred[MAX_VECS * VEC], delta[MAX_VECS * VEC], unused[MAX_VECS * VEC];
     for (int t = -1; t < T; t++) {
@@ -150,10 +154,10 @@ static inline __attribute__((always_inline)) void delta_rule_head_fast(
     }
 }
 
-void delta_rule(const float *q, const float *k, const float *v, const float *g, const float *beta, int T, int n_k,
-                int n_v, int dk, int dv, const float *S0, float *S, float *out) {
+void delta_rule(const float *q, const float *k, const float *v, const float *g, const float *beta, int T,
+                int n_k, int n_v, int dk, int dv, const float *S0, float *S, float *out) {
     size_t table = (size_t)dk * dv;
-    int rep = n_v / n_k; /* value head h reads key head h / rep */
+    int rep = n_v / n_k;                     /* value head h reads key head h / rep */
     int nvec = dv % VEC == 0 ? dv / VEC : 0; /* vectors per row; 0: rows that are not whole vectors */
     if (nvec != 8 && nvec != 4 && nvec != 2 && nvec != 1) nvec = 0;
     int nz = dk > dv ? dk : dv;
@@ -168,11 +172,20 @@ void delta_rule(const float *q, const float *k, const float *v, const float *g, 
             /* A constant row width lets the compiler keep the running sums in registers. */
             int kh = h / rep;
             switch (nvec) {
-            case 8: delta_rule_head_fast(8, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros); break;
-            case 4: delta_rule_head_fast(4, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros); break;
-            case 2: delta_rule_head_fast(2, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros); break;
-            case 1: delta_rule_head_fast(1, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros); break;
-            default: delta_rule_head_ref(q, k, v, g, beta, T, n_k, n_v, kh, h, dk, dv, Sh, out, pred);
+            case 8:
+                delta_rule_head_fast(8, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros);
+                break;
+            case 4:
+                delta_rule_head_fast(4, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros);
+                break;
+            case 2:
+                delta_rule_head_fast(2, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros);
+                break;
+            case 1:
+                delta_rule_head_fast(1, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros);
+                break;
+            default:
+                delta_rule_head_ref(q, k, v, g, beta, T, n_k, n_v, kh, h, dk, dv, Sh, out, pred);
             }
         }
         free(pred);
@@ -237,7 +250,8 @@ void causal_conv_silu(const float *x, int T, int C, int kernel, const float *w, 
             for (int c = 0; c < n; c++) o[c] = 0;
             for (int j = 0; j < kernel; j++) {
                 int r = t + j;
-                const float *restrict src = (r < hist ? state + (size_t)r * C : x + (size_t)(r - hist) * C) + c0;
+                const float *restrict src =
+                    (r < hist ? state + (size_t)r * C : x + (size_t)(r - hist) * C) + c0;
                 const float *restrict wj = w + (size_t)j * C + c0; /* tap j of these channels */
 #pragma omp simd
                 for (int c = 0; c < n; c++) o[c] += wj[c] * src[c];
@@ -268,7 +282,8 @@ void dn_init(DeltaNet *dn, const Config *c, const DeltaNetWeights *w) {
     tensor_read_f32(w->conv1d, 0, (int64_t)d->conv_dim * d->kernel, taps);
     dn->conv_w = xaligned_alloc((size_t)d->kernel * d->conv_dim * sizeof(float)); /* [kernel, conv_dim] */
     for (int ch = 0; ch < d->conv_dim; ch++)
-        for (int j = 0; j < d->kernel; j++) dn->conv_w[(size_t)j * d->conv_dim + ch] = taps[(size_t)ch * d->kernel + j];
+        for (int j = 0; j < d->kernel; j++)
+            dn->conv_w[(size_t)j * d->conv_dim + ch] = taps[(size_t)ch * d->kernel + j];
     free(taps);
     dn->neg_A = xmalloc((size_t)d->n_v * sizeof(float));
     dn->dt_bias = xmalloc((size_t)d->n_v * sizeof(float));
@@ -326,11 +341,14 @@ void dn_acts_free(DeltaNetActs *a) {
 /* One token: linear() streams the weights once; several: linear_batch() reuses
  * each weight row for every token. Both give the same bits for a token. */
 static void project(const Tensor *w, const float *x, int T, float *y) {
-    if (T == 1) linear(w, x, y);
-    else linear_batch(w, x, T, y);
+    if (T == 1)
+        linear(w, x, y);
+    else
+        linear_batch(w, x, T, y);
 }
 
-void dn_forward(const DeltaNet *dn, const float *x, int T, float *y, DeltaNetState *state, DeltaNetActs *acts) {
+void dn_forward(const DeltaNet *dn, const float *x, int T, float *y, DeltaNetState *state,
+                DeltaNetActs *acts) {
     const DeltaNetDims *d = &dn->d;
     const DeltaNetWeights *w = dn->w;
     DeltaNetActs own_acts;
@@ -363,9 +381,9 @@ void dn_forward(const DeltaNet *dn, const float *x, int T, float *y, DeltaNetSta
     float sqrt_dk = sqrtf((float)d->dk);
 #pragma omp parallel for schedule(static)
     for (int t = 0; t < T; t++) {
-        const float *c = a->conv + (size_t)t * d->conv_dim;    /* [conv_dim] */
-        float *q = a->q + (size_t)t * d->key_dim;              /* [n_k, dk] */
-        float *k = a->k + (size_t)t * d->key_dim;              /* [n_k, dk] */
+        const float *c = a->conv + (size_t)t * d->conv_dim; /* [conv_dim] */
+        float *q = a->q + (size_t)t * d->key_dim;           /* [n_k, dk] */
+        float *k = a->k + (size_t)t * d->key_dim;           /* [n_k, dk] */
         l2norm(q, c, d->n_k, d->dk, L2NORM_EPS);
         l2norm(k, c + d->key_dim, d->n_k, d->dk, L2NORM_EPS);
         for (int i = 0; i < d->key_dim; i++) q[i] /= sqrt_dk;

@@ -78,8 +78,8 @@ void dn_dims(DeltaNetDims *d, const Config *c);
  * share the sweep with steps 1–2 of the next (deltanet.c explains how). The results
  * are those of delta_rule_ref to the last bit. Heads run in parallel (OpenMP); the
  * result does not depend on the number of threads. */
-void delta_rule(const float *q, const float *k, const float *v, const float *g, const float *beta, int T, int n_k,
-                int n_v, int dk, int dv, const float *S0, float *S, float *out);
+void delta_rule(const float *q, const float *k, const float *v, const float *g, const float *beta, int T,
+                int n_k, int n_v, int dk, int dv, const float *S0, float *S, float *out);
 
 /* The same four steps written as four separate loops, the formula as the book
  * prints it, one head after another; the tests hold delta_rule to it. */
@@ -116,8 +116,8 @@ typedef struct {
 
 /* What the layer carries from one token to the next. */
 typedef struct {
-    float *conv; /* [kernel − 1, conv_dim]: the last pre-conv qkv vectors, oldest first */
-    float *S;    /* [n_v, dk, dv]: the memory tables */
+    float *conv;      /* [kernel − 1, conv_dim]: the last pre-conv qkv vectors, oldest first */
+    float *S;         /* [n_v, dk, dv]: the memory tables */
     int64_t n_tokens; /* tokens seen so far */
 } DeltaNetState;
 
@@ -155,7 +155,8 @@ void dn_acts_free(DeltaNetActs *a);
  * no state; otherwise continue from *state and leave the state after the last
  * token in it. acts: NULL, or buffers with cap ≥ T that keep the intermediates.
  * The projections of all T tokens are computed together (linear_batch). */
-void dn_forward(const DeltaNet *dn, const float *x, int T, float *y, DeltaNetState *state, DeltaNetActs *acts);
+void dn_forward(const DeltaNet *dn, const float *x, int T, float *y, DeltaNetState *state,
+                DeltaNetActs *acts);
 
 /* Parameter count of one layer (every tensor, as the book's sum over parameters). */
 int64_t dn_param_count(const DeltaNetWeights *w);

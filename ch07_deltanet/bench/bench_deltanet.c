@@ -65,8 +65,8 @@ typedef struct {
 
 typedef struct {
     int T;
-    Timing layer, proj;    /* C: the whole layer, and its five projections alone */
-    Timing torch[2];       /* PyTorch with the system's BLAS, and with OpenBLAS; NAN: not run */
+    Timing layer, proj; /* C: the whole layer, and its five projections alone */
+    Timing torch[2];    /* PyTorch with the system's BLAS, and with OpenBLAS; NAN: not run */
 } Row;
 
 static Timing summarize(double *ms, int n) {
@@ -134,10 +134,11 @@ static Timing time_decode(const DeltaNet *dn, const float *x, int n) {
  * in front of the system's (NULL: the system's). */
 static void time_torch(const char *model, Row *rows, int n, int which, const char *blas_dir) {
     char cmd[4096];
-    int o = snprintf(cmd, sizeof cmd, "%s%s%s/usr/bin/python3 %s/reference/bench_deltanet.py --model '%s' --counts ",
-                     blas_dir ? "LD_LIBRARY_PATH=" : "", blas_dir ? blas_dir : "", blas_dir ? " " : "", REPO_ROOT,
-                     model);
-    for (int i = 0; i < n; i++) o += snprintf(cmd + o, sizeof cmd - (size_t)o, "%s%d", i ? "," : "", rows[i].T);
+    int o = snprintf(
+        cmd, sizeof cmd, "%s%s%s/usr/bin/python3 %s/reference/bench_deltanet.py --model '%s' --counts ",
+        blas_dir ? "LD_LIBRARY_PATH=" : "", blas_dir ? blas_dir : "", blas_dir ? " " : "", REPO_ROOT, model);
+    for (int i = 0; i < n; i++)
+        o += snprintf(cmd + o, sizeof cmd - (size_t)o, "%s%d", i ? "," : "", rows[i].T);
     FILE *p = popen(cmd, "r");
     if (!p) {
         fprintf(stderr, "could not start PyTorch: %s\n", cmd);
@@ -157,7 +158,8 @@ static void time_torch(const char *model, Row *rows, int n, int which, const cha
         }
     }
     int rc = pclose(p);
-    if (rc != 0) fprintf(stderr, "PyTorch benchmark exited with status %d (is python3-torch installed?)\n", rc);
+    if (rc != 0)
+        fprintf(stderr, "PyTorch benchmark exited with status %d (is python3-torch installed?)\n", rc);
 }
 
 int main(int argc, char **argv) {
@@ -165,15 +167,18 @@ int main(int argc, char **argv) {
     const char *model = REPO_ROOT "/models/Qwen3.5-0.8B-synthetic";
     bool torch = true;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) model = argv[++i];
-        else if (strcmp(argv[i], "--no-torch") == 0) torch = false;
+        if (strcmp(argv[i], "--model") == 0 && i + 1 < argc)
+            model = argv[++i];
+        else if (strcmp(argv[i], "--no-torch") == 0)
+            torch = false;
         else if (strcmp(argv[i], "--help") == 0) {
             printf("usage: %s [--model DIR] [--no-torch]\n"
                    "Times layer 0's Gated DeltaNet on 6, 7, 139 and 159 tokens, and the same in PyTorch.\n"
                    "DIR defaults to models/Qwen3.5-0.8B-synthetic (make synthetic).\n",
                    program_name());
             return 0;
-        } else die("unknown option '%s' (see --help)", argv[i]);
+        } else
+            die("unknown option '%s' (see --help)", argv[i]);
     }
     if (!is_dir(model)) {
         printf("SKIP: no checkpoint at %s (`make synthetic` writes it once, 1.5 GB)\n", model);
@@ -184,7 +189,8 @@ int main(int argc, char **argv) {
     if (!ckpt_open(&ck, model, &err)) die("%s", err.msg);
     const Config *c = &ck.config;
     int layer = 0;
-    if (ck.weights.layers[layer].type != LAYER_LINEAR_ATTENTION) die("%s: layer 0 is not a DeltaNet layer", model);
+    if (ck.weights.layers[layer].type != LAYER_LINEAR_ATTENTION)
+        die("%s: layer 0 is not a DeltaNet layer", model);
     DeltaNet dn;
     dn_init(&dn, c, &ck.weights.layers[layer].linear_attn);
     int H = c->hidden_size;
@@ -194,19 +200,23 @@ int main(int argc, char **argv) {
     int shapes[4][2] = {{6, 1}, {7, 1}, {6, 20}, {7, 20}};
     int ids[7 * 20 + 19];
     float *long_x = NULL;
-    printf("Gated DeltaNet, layer 0 of %s\n  C: %d threads, linear kernels: %s\n", model, omp_get_max_threads(),
-           linear_kernel_name());
+    printf("Gated DeltaNet, layer 0 of %s\n  C: %d threads, linear kernels: %s\n", model,
+           omp_get_max_threads(), linear_kernel_name());
     for (int i = 0; i < 4; i++) {
         int T = make_ids(ids, shapes[i][0], shapes[i][1]);
         for (int t = 0; t < T; t++)
-            if (ids[t] >= c->vocab_size) die("%s: token id %d beyond the vocabulary (%d)", model, ids[t], c->vocab_size);
+            if (ids[t] >= c->vocab_size)
+                die("%s: token id %d beyond the vocabulary (%d)", model, ids[t], c->vocab_size);
         float *x = xaligned_alloc(sizeof(float) * T * H); /* [T, hidden]: the layer's real input */
-        for (int t = 0; t < T; t++) tensor_read_f32(ck.weights.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
+        for (int t = 0; t < T; t++)
+            tensor_read_f32(ck.weights.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
         rmsnorm(x, x, T, H, ck.weights.layers[layer].input_layernorm, (float)c->rms_norm_eps);
         rows[i] = (Row){.T = T, .torch = {{NAN, NAN}, {NAN, NAN}}};
         time_c(&dn, x, T, &rows[i]);
-        if (i == 3) long_x = x;
-        else free(x);
+        if (i == 3)
+            long_x = x;
+        else
+            free(x);
     }
     Timing decode = time_decode(&dn, long_x, rows[3].T);
     free(long_x);
@@ -218,8 +228,10 @@ int main(int argc, char **argv) {
     snprintf(probe, sizeof probe, "%s/libblas.so.3", openblas);
     if (torch) {
         time_torch(model, rows, 4, 0, NULL);
-        if (is_file(probe)) time_torch(model, rows, 4, 1, openblas);
-        else printf("  PyTorch 2: skipped (no %s; apt-get install libopenblas0-pthread)\n", probe);
+        if (is_file(probe))
+            time_torch(model, rows, 4, 1, openblas);
+        else
+            printf("  PyTorch 2: skipped (no %s; apt-get install libopenblas0-pthread)\n", probe);
     }
 
     /* FLOPs of the projections: 2 per weight per token. */
@@ -235,17 +247,25 @@ int main(int argc, char **argv) {
         snprintf(cell[0], sizeof cell[0], "%.2f (%.2f)", r->layer.median, r->layer.min);
         snprintf(cell[1], sizeof cell[1], "%.2f (%.2f)", r->proj.median, r->proj.min);
         for (int k = 0; k < 2; k++) {
-            if (isnan(r->torch[k].median)) snprintf(cell[2], sizeof cell[2], "-");
-            else snprintf(cell[2], sizeof cell[2], "%.1f (%.1f)", r->torch[k].median, r->torch[k].min);
-            if (k == 0) printf("%6d  %15s  %15s  %9.2f  %8.1f  %17s", r->T, cell[0], cell[1],
-                               r->layer.median - r->proj.median, flop_per_token * r->T / (r->proj.median * 1e6),
-                               cell[2]);
-            else printf("  %17s", cell[2]);
+            if (isnan(r->torch[k].median))
+                snprintf(cell[2], sizeof cell[2], "-");
+            else
+                snprintf(cell[2], sizeof cell[2], "%.1f (%.1f)", r->torch[k].median, r->torch[k].min);
+            if (k == 0)
+                printf("%6d  %15s  %15s  %9.2f  %8.1f  %17s", r->T, cell[0], cell[1],
+                       r->layer.median - r->proj.median, flop_per_token * r->T / (r->proj.median * 1e6),
+                       cell[2]);
+            else
+                printf("  %17s", cell[2]);
         }
         /* against the faster PyTorch */
-        int best = !isnan(r->torch[1].median) && (isnan(r->torch[0].median) || r->torch[1].median < r->torch[0].median);
-        if (isnan(r->torch[best].median)) printf("  %13s\n", "-");
-        else printf("  %6.1fx (%.1fx)\n", r->torch[best].median / r->layer.median, r->torch[best].min / r->layer.min);
+        int best = !isnan(r->torch[1].median) &&
+                   (isnan(r->torch[0].median) || r->torch[1].median < r->torch[0].median);
+        if (isnan(r->torch[best].median))
+            printf("  %13s\n", "-");
+        else
+            printf("  %6.1fx (%.1fx)\n", r->torch[best].median / r->layer.median,
+                   r->torch[best].min / r->layer.min);
     }
     printf("one more token after %d, token by token: %.2f ms (%.2f)\n", rows[3].T, decode.median, decode.min);
     printf("speed-up = PyTorch's faster column / C; goals: long text >= 3x, short text >= 10x\n");

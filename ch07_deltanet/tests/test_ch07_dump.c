@@ -54,11 +54,13 @@ static void run_demo(void) {
     const Tensor *ids = st_find(&golden, "ids");
     char list[256] = "";
     for (int64_t i = 0, o = 0; i < ids->numel; i++)
-        o += snprintf(list + o, sizeof list - (size_t)o, "%s%d", i ? "," : "", (int)((const float *)ids->data)[i]);
+        o += snprintf(list + o, sizeof list - (size_t)o, "%s%d", i ? "," : "",
+                      (int)((const float *)ids->data)[i]);
     const char *bindir = getenv("BINDIR"), *tiny = getenv("TINY");
     snprintf(dump_path, sizeof dump_path, "/tmp/test_ch07_dump.%d.safetensors", (int)getpid());
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "./%sch07_deltanet/ch07_deltanet --model '%s' --ids %s --sep 5 --plot=none --dump '%s'",
+    snprintf(cmd, sizeof cmd,
+             "./%sch07_deltanet/ch07_deltanet --model '%s' --ids %s --sep 5 --plot=none --dump '%s'",
              bindir ? bindir : "", tiny ? tiny : "build/tiny", list, dump_path);
     printf("running: %s\n", cmd);
     FILE *p = popen(cmd, "r");
@@ -88,20 +90,21 @@ static void finish(void) {
 #define RTOL 1e-5
 
 START_TEST(every_intermediate_matches_the_reference) {
-    static const char *names[] = {"layer.0.input_norm",       "layer.0.linear_attn.qkv",   "layer.0.linear_attn.conv",
-                                  "layer.0.linear_attn.q",    "layer.0.linear_attn.k",     "layer.0.linear_attn.v",
-                                  "layer.0.linear_attn.beta", "layer.0.linear_attn.g",     "layer.0.linear_attn.core",
-                                  "layer.0.linear_attn.state", "layer.0.linear_attn.z",    "layer.0.linear_attn.normed",
-                                  "layer.0.linear_attn.out"};
+    static const char *names[] = {
+        "layer.0.input_norm",        "layer.0.linear_attn.qkv", "layer.0.linear_attn.conv",
+        "layer.0.linear_attn.q",     "layer.0.linear_attn.k",   "layer.0.linear_attn.v",
+        "layer.0.linear_attn.beta",  "layer.0.linear_attn.g",   "layer.0.linear_attn.core",
+        "layer.0.linear_attn.state", "layer.0.linear_attn.z",   "layer.0.linear_attn.normed",
+        "layer.0.linear_attn.out"};
     bool all = true;
     for (size_t i = 0; i < ARRAY_LEN(names); i++) {
         const Tensor *got = find(&dumped, names[i]), *want = find(&golden, names[i]);
         char shape[64], want_shape[64];
-        ck_assert_msg(got->ndim == want->ndim && got->numel == want->numel, "%s: shape %s, reference %s", names[i],
-                      dims(got, shape, sizeof shape), dims(want, want_shape, sizeof want_shape));
+        ck_assert_msg(got->ndim == want->ndim && got->numel == want->numel, "%s: shape %s, reference %s",
+                      names[i], dims(got, shape, sizeof shape), dims(want, want_shape, sizeof want_shape));
         for (int d = 0; d < got->ndim; d++) ck_assert_int_eq(got->shape[d], want->shape[d]);
-        all &= compare_f32(names[i], dims(got, shape, sizeof shape), got->data, want->data, got->numel, ATOL, RTOL,
-                           NULL);
+        all &= compare_f32(names[i], dims(got, shape, sizeof shape), got->data, want->data, got->numel, ATOL,
+                           RTOL, NULL);
     }
     ck_assert_msg(all, "the demo's intermediates differ from the reference (see above)");
 }
@@ -136,7 +139,8 @@ START_TEST(gates_line_matches_the_reference) {
         ck_assert_msg(fabs(frac - 0.5) > 1e-3, "reference value %.8f sits on a rounding edge", all[i]);
     }
     char want[256];
-    snprintf(want, sizeof want, "第 0 层对这 %lld 个 token：衰减 exp(g) 的范围 [%.2f, %.2f]，β 的范围 [%.2f, %.2f]\n",
+    snprintf(want, sizeof want,
+             "第 0 层对这 %lld 个 token：衰减 exp(g) 的范围 [%.2f, %.2f]，β 的范围 [%.2f, %.2f]\n",
              (long long)g->shape[0], lo[0], hi[0], lo[1], hi[1]);
     const char *got = gates_line();
     ck_assert_msg(strncmp(got, want, strlen(want)) == 0, "gates line:\n  got  %.*s  want %s",
@@ -146,14 +150,17 @@ START_TEST(gates_line_matches_the_reference) {
 END_TEST
 
 START_TEST(long_text_starts_as_the_short_one) {
-    const Tensor *s_in = find(&dumped, "layer.0.input_norm"), *l_in = find(&dumped, "long.layer.0.input_norm");
-    const Tensor *s_out = find(&dumped, "layer.0.linear_attn.out"), *l_out = find(&dumped, "long.layer.0.linear_attn.out");
+    const Tensor *s_in = find(&dumped, "layer.0.input_norm"),
+                 *l_in = find(&dumped, "long.layer.0.input_norm");
+    const Tensor *s_out = find(&dumped, "layer.0.linear_attn.out"),
+                 *l_out = find(&dumped, "long.layer.0.linear_attn.out");
     const Tensor *l_ids = find(&dumped, "long.ids");
     int64_t T = s_in->shape[0], H = s_in->shape[1];
     ck_assert_int_eq(l_ids->numel, 20 * T + 19); /* 20 copies joined by --sep */
     ck_assert_int_eq(l_in->shape[0], 20 * T + 19);
     ck_assert_msg(memcmp(s_in->data, l_in->data, (size_t)(T * H) * sizeof(float)) == 0, "inputs differ");
-    ck_assert(compare_f32("long text output, first T rows, vs the short text's", NULL, l_out->data, s_out->data, T * H, 0, 0, NULL));
+    ck_assert(compare_f32("long text output, first T rows, vs the short text's", NULL, l_out->data,
+                          s_out->data, T * H, 0, 0, NULL));
 }
 END_TEST
 

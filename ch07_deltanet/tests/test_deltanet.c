@@ -33,8 +33,8 @@
 /* ---- the chapter's 2 × 2 example, by hand ---------------------------------- */
 
 /* One token through delta_rule on a single 2 × 2 table (one key head, one value head). */
-static void one_step(const float k[2], const float v[2], const float q[2], float alpha, float beta, const float S0[4],
-                     float S[4], float o[2]) {
+static void one_step(const float k[2], const float v[2], const float q[2], float alpha, float beta,
+                     const float S0[4], float S[4], float o[2]) {
     float g = logf(alpha);
     delta_rule(q, k, v, &g, &beta, 1, 1, 1, 2, 2, S0, S, o);
 }
@@ -47,12 +47,16 @@ START_TEST(hand_worked_table) {
     float q[2 * 2] = {1, 0, 0.6f, 0.8f}, k[2 * 2] = {1, 0, 0, 1}, v[2 * 2] = {3, 1, -1, 2};
     float g[2] = {0, 0}, beta[2] = {1, 1}, S[4], o[2 * 2];
     delta_rule(q, k, v, g, beta, 2, 1, 1, 2, 2, NULL, S, o);
-    ck_assert_float_eq(S[0], 3); ck_assert_float_eq(S[1], 1);
-    ck_assert_float_eq(S[2], -1); ck_assert_float_eq(S[3], 2);
+    ck_assert_float_eq(S[0], 3);
+    ck_assert_float_eq(S[1], 1);
+    ck_assert_float_eq(S[2], -1);
+    ck_assert_float_eq(S[3], 2);
     /* Reading after token 1 with q = (1, 0): exactly what k1 stored. */
-    ck_assert_float_eq(o[0], 3); ck_assert_float_eq(o[1], 1);
+    ck_assert_float_eq(o[0], 3);
+    ck_assert_float_eq(o[1], 1);
     /* Reading after token 2 with q = (0.6, 0.8): 0.6 (3, 1) + 0.8 (−1, 2) = (1.0, 2.2). */
-    ck_assert_float_eq_tol(o[2], 1.0f, 1e-6f); ck_assert_float_eq_tol(o[3], 2.2f, 1e-6f);
+    ck_assert_float_eq_tol(o[2], 1.0f, 1e-6f);
+    ck_assert_float_eq_tol(o[3], 2.2f, 1e-6f);
 
     /* DeltaNet, β = 1: k1 should now hold (5, 0). Looked up first: (3, 1); the
      * difference (2, −1) is written, and reading k1 gives exactly (5, 0). The k2 row
@@ -60,19 +64,25 @@ START_TEST(hand_worked_table) {
     const float table[4] = {3, 1, -1, 2}, v_new[2] = {5, 0};
     float T1[4], r[2];
     one_step(k1, v_new, k1, 1.0f, 1.0f, table, T1, r);
-    ck_assert_float_eq(r[0], 5); ck_assert_float_eq(r[1], 0);
-    ck_assert_float_eq(T1[2], -1); ck_assert_float_eq(T1[3], 2);
+    ck_assert_float_eq(r[0], 5);
+    ck_assert_float_eq(r[1], 0);
+    ck_assert_float_eq(T1[2], -1);
+    ck_assert_float_eq(T1[3], 2);
     /* β = 0.5 goes half way: (3, 1) + 0.5 (2, −1) = (4, 0.5). */
     one_step(k1, v_new, k1, 1.0f, 0.5f, table, T1, r);
-    ck_assert_float_eq(r[0], 4); ck_assert_float_eq(r[1], 0.5f);
+    ck_assert_float_eq(r[0], 4);
+    ck_assert_float_eq(r[1], 0.5f);
     /* Gated DeltaNet, α = 0.5: the whole table is halved first, then k1 is
      * overwritten with (5, 0); the k2 row, not written again, fades to (−0.5, 1). */
     one_step(k1, v_new, k2, 0.5f, 1.0f, table, T1, r);
-    ck_assert_float_eq_tol(T1[0], 5, 1e-6f); ck_assert_float_eq_tol(T1[1], 0, 1e-6f);
-    ck_assert_float_eq_tol(r[0], -0.5f, 1e-6f); ck_assert_float_eq_tol(r[1], 1.0f, 1e-6f);
+    ck_assert_float_eq_tol(T1[0], 5, 1e-6f);
+    ck_assert_float_eq_tol(T1[1], 0, 1e-6f);
+    ck_assert_float_eq_tol(r[0], -0.5f, 1e-6f);
+    ck_assert_float_eq_tol(r[1], 1.0f, 1e-6f);
     /* Same key written again with β = 1: nothing piles up (linear attention would read (8, 1)). */
     one_step(k1, v_new, k1, 1.0f, 1.0f, T1, T1, r);
-    ck_assert_float_eq_tol(r[0], 5, 1e-6f); ck_assert_float_eq_tol(r[1], 0, 1e-6f);
+    ck_assert_float_eq_tol(r[0], 5, 1e-6f);
+    ck_assert_float_eq_tol(r[1], 0, 1e-6f);
     (void)v1, (void)v2;
 }
 END_TEST
@@ -96,14 +106,17 @@ START_TEST(conv_by_hand) {
         ck_assert_float_eq_tol(out[t * 2 + 1], silu(x[t * 2 + 1]), 1e-5f);
     }
     /* The state keeps the last two pre-conv vectors: (3, 30), (4, 40). */
-    ck_assert_float_eq(state[0], 3); ck_assert_float_eq(state[1], 30);
-    ck_assert_float_eq(state[2], 4); ck_assert_float_eq(state[3], 40);
+    ck_assert_float_eq(state[0], 3);
+    ck_assert_float_eq(state[1], 30);
+    ck_assert_float_eq(state[2], 4);
+    ck_assert_float_eq(state[3], 40);
     /* One more token, 5 on channel 0: 1·3 + 2·4 + 3·5 = 26 — the state supplied the past. */
     const float x5[2] = {5, 50};
     float o5[2];
     causal_conv_silu(x5, 1, 2, 3, w, state, o5);
     ck_assert_float_eq_tol(o5[0], silu(26), 1e-5f);
-    ck_assert_float_eq(state[0], 4); ck_assert_float_eq(state[2], 5);
+    ck_assert_float_eq(state[0], 4);
+    ck_assert_float_eq(state[2], 5);
 }
 END_TEST
 
@@ -168,10 +181,10 @@ START_TEST(fast_equals_reference) {
                 omp_set_num_threads(threads);
                 float *S = xmalloc(sizeof(float) * n_tab), *o = xmalloc(sizeof(float) * n_out);
                 delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, init, S, o);
-                ck_assert_msg(memcmp(S, S_ref, sizeof(float) * n_tab) == 0, "dv %d: tables differ (%d threads)", DV,
-                              threads);
-                ck_assert_msg(memcmp(o, o_ref, sizeof(float) * n_out) == 0, "dv %d: outputs differ (%d threads)", DV,
-                              threads);
+                ck_assert_msg(memcmp(S, S_ref, sizeof(float) * n_tab) == 0,
+                              "dv %d: tables differ (%d threads)", DV, threads);
+                ck_assert_msg(memcmp(o, o_ref, sizeof(float) * n_out) == 0,
+                              "dv %d: outputs differ (%d threads)", DV, threads);
                 free(S), free(o);
             }
             free(S_ref), free(o_ref);
@@ -184,7 +197,9 @@ START_TEST(fast_equals_reference) {
         delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, S_in, S_in, o2);
         ck_assert(memcmp(S_in, S_out, sizeof(float) * n_tab) == 0);
         ck_assert(memcmp(o1, o2, sizeof(float) * n_out) == 0);
-        printf("OK   delta_rule == delta_rule_ref bit for bit, dv %d, 1 and 2 threads, empty and given tables\n", DV);
+        printf(
+            "OK   delta_rule == delta_rule_ref bit for bit, dv %d, 1 and 2 threads, empty and given tables\n",
+            DV);
         free(S_in), free(S_out), free(o1), free(o2);
         free(q), free(k), free(v), free(S0);
     }
@@ -239,7 +254,8 @@ static float *repeat_heads(const float *x, int T, int n_k, int n_v, int d) {
     float *y = xmalloc(sizeof(float) * T * n_v * d);
     for (int t = 0; t < T; t++)
         for (int h = 0; h < n_v; h++)
-            memcpy(y + ((size_t)t * n_v + h) * d, x + ((size_t)t * n_k + h / (n_v / n_k)) * d, sizeof(float) * d);
+            memcpy(y + ((size_t)t * n_v + h) * d, x + ((size_t)t * n_k + h / (n_v / n_k)) * d,
+                   sizeof(float) * d);
     return y;
 }
 
@@ -253,7 +269,8 @@ static const char *dims_of(const char *name, char *buf, size_t len) {
     return buf;
 }
 
-static bool check(const char *prefix, const char *what, const float *got, int64_t n, double atol, double rtol) {
+static bool check(const char *prefix, const char *what, const float *got, int64_t n, double atol,
+                  double rtol) {
     char name[128], shape[64];
     snprintf(name, sizeof name, "%s.%s", prefix, what);
     return compare_f32(name, dims_of(name, shape, sizeof shape), got, gold(name, n), n, atol, rtol, NULL);
@@ -292,7 +309,8 @@ static void check_layer(int layer, const char *prefix_in, int T, bool all) {
 
     bool ok = true;
     if (all) {
-        float *q = repeat_heads(a.q, T, d->n_k, d->n_v, d->dk), *k = repeat_heads(a.k, T, d->n_k, d->n_v, d->dk);
+        float *q = repeat_heads(a.q, T, d->n_k, d->n_v, d->dk),
+              *k = repeat_heads(a.k, T, d->n_k, d->n_v, d->dk);
         ok &= check(pre, "qkv", a.qkv, (int64_t)T * d->conv_dim, ATOL, RTOL);
         ok &= check(pre, "conv", a.conv, (int64_t)T * d->conv_dim, ATOL, RTOL);
         ok &= check(pre, "q", q, (int64_t)T * d->n_v * d->dk, ATOL, RTOL);
@@ -334,12 +352,13 @@ START_TEST(golden_input) {
     int T = (int)gold_rows("ids"), H = ck.config.hidden_size;
     const float *ids = gold("ids", T);
     float *x = xmalloc(sizeof(float) * T * H);
-    for (int t = 0; t < T; t++) tensor_read_f32(ck.weights.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
+    for (int t = 0; t < T; t++)
+        tensor_read_f32(ck.weights.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
     rmsnorm(x, x, T, H, ck.weights.layers[0].input_layernorm, (float)ck.config.rms_norm_eps);
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", T, H);
-    ck_assert(compare_f32("layer.0.input_norm", shape, x, gold("layer.0.input_norm", (int64_t)T * H), (int64_t)T * H,
-                          ATOL, RTOL, NULL));
+    ck_assert(compare_f32("layer.0.input_norm", shape, x, gold("layer.0.input_norm", (int64_t)T * H),
+                          (int64_t)T * H, ATOL, RTOL, NULL));
     free(x);
 }
 END_TEST
@@ -375,7 +394,8 @@ static void compare_runs(const DeltaNet *dn, int T, const float *y1, const Delta
     snprintf(name, sizeof name, "%s: tables", what);
     ck_assert(compare_f32(name, NULL, s2->S, s1->S, (int64_t)d->n_v * d->dk * d->dv, 0, 0, NULL));
     snprintf(name, sizeof name, "%s: conv state", what);
-    ck_assert(compare_f32(name, NULL, s2->conv, s1->conv, (int64_t)(d->kernel - 1) * d->conv_dim, 0, 0, NULL));
+    ck_assert(
+        compare_f32(name, NULL, s2->conv, s1->conv, (int64_t)(d->kernel - 1) * d->conv_dim, 0, 0, NULL));
 }
 
 START_TEST(token_by_token_equals_full_pass) {
@@ -392,7 +412,8 @@ START_TEST(token_by_token_equals_full_pass) {
     float *y2 = run_in_pieces(&dn, x, T, ones, T, &step);
     compare_runs(&dn, T, y1, &full, y2, &step, "token by token vs one pass");
     /* And the one pass is the reference's. */
-    ck_assert(compare_f32("one pass vs reference", NULL, y1, gold("long.layer.0.linear_attn.out", (int64_t)T * dn.d.hidden),
+    ck_assert(compare_f32("one pass vs reference", NULL, y1,
+                          gold("long.layer.0.linear_attn.out", (int64_t)T * dn.d.hidden),
                           (int64_t)T * dn.d.hidden, ATOL, RTOL, NULL));
     free(ones), free(y1), free(y2);
     dn_state_free(&full), dn_state_free(&step);
@@ -446,8 +467,8 @@ START_TEST(no_state_is_a_fresh_start) {
     dn_forward(&dn, x, T, y2, NULL, NULL);
     ck_assert(memcmp(y1, y2, sizeof(float) * T * dn.d.hidden) == 0);
     ck_assert(compare_f32("stateless pass vs reference", NULL, y1,
-                          gold("long.layer.0.linear_attn.out", (int64_t)T * dn.d.hidden), (int64_t)T * dn.d.hidden,
-                          ATOL, RTOL, NULL));
+                          gold("long.layer.0.linear_attn.out", (int64_t)T * dn.d.hidden),
+                          (int64_t)T * dn.d.hidden, ATOL, RTOL, NULL));
     free(y1), free(y2);
     dn_free(&dn);
 }
