@@ -13,13 +13,16 @@ two cores, as the book's os.cpu_count() // 2 on its machine.
 Run by ch07_deltanet/bench/bench_deltanet.c (make bench); on its own:
     /usr/bin/python3 reference/bench_deltanet.py --model models/Qwen3.5-0.8B-synthetic --counts 6,7,139,159
 Prints which BLAS library PyTorch runs its matrix products in, then one line per
-token count: "torch T=<count> median_ms=<ms> min_ms=<ms> reps=<n>".
+token count: "torch T=<count> median_ms=<ms> min_ms=<ms> reps=<n> sum_abs=<Σ|y|>"
+(the sum lets the C side check that both computed the same layer).
 
 Debian's python3-torch does its matrix products through libblas.so.3, which is the
 reference BLAS (plain loops, ~2 GFLOP/s here) unless an optimized one is installed
-(libopenblas0-pthread: ~70 GFLOP/s here). The C benchmark runs this script both
-ways when OpenBLAS is there (LD_LIBRARY_PATH pointing at it) and compares with the
-faster.
+(libopenblas0-pthread: ~150 GFLOP/s here on the long text's projections). The C
+benchmark runs this script as installed and, when OpenBLAS is there, with
+LD_LIBRARY_PATH pointing at it, with and without OMP_WAIT_POLICY=PASSIVE (torch's
+OpenMP threads otherwise spin while OpenBLAS's threads work, on the same 2 cores),
+and compares with the fastest.
 The token ids are the Qwen3 tokenizer's for the book's sentence (spec/tokenizer.md)
 joined with 。 (id 1773); the time depends on the count, not on the ids.
 """
@@ -153,7 +156,9 @@ def main():
                 y = dn(h)
                 ms.append((time.perf_counter() - t0) * 1e3)
             assert tuple(y.shape) == (1, count, cfg["hidden_size"])
-            print(f"torch T={count} median_ms={statistics.median(ms):.3f} min_ms={min(ms):.3f} reps={reps}", flush=True)
+            l1 = y.double().abs().sum().item()  # so the C side can check it computed the same layer
+            print(f"torch T={count} median_ms={statistics.median(ms):.3f} min_ms={min(ms):.3f} reps={reps} "
+                  f"sum_abs={l1:.9e}", flush=True)
 
 
 def blas_in_use():

@@ -77,8 +77,10 @@ typedef struct {
 
 typedef struct {
     int T;
-    Timing layer, proj; /* C: the whole layer, and its five projections alone */
-    Timing torch[3];    /* PyTorch in the three set-ups; NAN: not run */
+    Timing layer, proj;   /* C: the whole layer, and its five projections alone */
+    Timing torch[3];      /* PyTorch in the three set-ups; NAN: not run */
+    double c_sum_abs;     /* Σ|y| of the C output */
+    double torch_sum_abs; /* Σ|y| of PyTorch's output (NAN: not run) */
 } Row;
 
 static Timing summarize(double *ms, int n) {
@@ -104,6 +106,8 @@ static void time_c(const DeltaNet *dn, const float *x, int T, Row *row) {
         if (r >= 0) ms[r] = (now_seconds() - t0) * 1e3;
     }
     row->layer = summarize(ms, reps);
+    row->c_sum_abs = 0;
+    for (int64_t i = 0; i < (int64_t)T * d->hidden; i++) row->c_sum_abs += fabs(y[i]);
     for (int r = -warm; r < reps; r++) {
         double t0 = now_seconds();
         linear_batch(w->in_proj_qkv, x, T, a.qkv);
@@ -158,10 +162,12 @@ static void time_torch(const char *model, Row *rows, int n, int which, const cha
     char line[1024];
     while (fgets(line, sizeof line, p)) {
         int T;
-        double med, mn;
-        if (sscanf(line, "torch T=%d median_ms=%lf min_ms=%lf", &T, &med, &mn) == 3) {
+        double med, mn, sum;
+        int reps;
+        if (sscanf(line, "torch T=%d median_ms=%lf min_ms=%lf reps=%d sum_abs=%lf", &T, &med, &mn, &reps,
+                   &sum) == 5) {
             for (int i = 0; i < n; i++)
-                if (rows[i].T == T) rows[i].torch[which] = (Timing){med, mn};
+                if (rows[i].T == T) rows[i].torch[which] = (Timing){med, mn}, rows[i].torch_sum_abs = sum;
         } else if (strncmp(line, "torch version=", 14) == 0) {
             printf("  PyTorch %d: %s%s%s", which + 1, env[0] ? env : "", env[0] ? "\n             " : "",
                    line + 6);
@@ -223,7 +229,7 @@ int main(int argc, char **argv) {
         for (int t = 0; t < T; t++)
             tensor_read_f32(ck.weights.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
         rmsnorm(x, x, T, H, ck.weights.layers[layer].input_layernorm, (float)c->rms_norm_eps);
-        rows[i] = (Row){.T = T, .torch = {{NAN, NAN}, {NAN, NAN}, {NAN, NAN}}};
+        rows[i] = (Row){.T = T, .torch = {{NAN, NAN}, {NAN, NAN}, {NAN, NAN}}, .torch_sum_abs = NAN};
         time_c(&dn, x, T, &rows[i]);
         if (i == 3)
             long_x = x;
@@ -279,6 +285,13 @@ int main(int argc, char **argv) {
             printf("  %5.1fx (%.1fx)\n", r->torch[best].median / r->layer.median,
                    r->torch[best].min / r->layer.min);
     }
+    /* Both sides computed the same layer: Σ|y| agrees to float32 rounding. */
+    for (int i = 0; i < 4; i++)
+        if (!isnan(rows[i].torch_sum_abs))
+            printf("%s%d tokens %.2g",
+                   i ? ", " : "same output (relative difference of Σ|y|, C vs PyTorch): ", rows[i].T,
+                   fabs(rows[i].c_sum_abs - rows[i].torch_sum_abs) / rows[i].torch_sum_abs);
+    if (torch) printf("\n");
     printf("one more token after %d, token by token: %.2f ms (%.2f)\n", rows[3].T, decode.median, decode.min);
     printf("speed-up: the fastest PyTorch median / the C median (fastest / fastest); goals: long text >= 3x, "
            "short "
