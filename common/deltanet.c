@@ -300,7 +300,8 @@ void dn_free(DeltaNet *dn) {
 }
 
 void dn_state_init(DeltaNetState *s, const DeltaNetDims *d) {
-    s->conv = xaligned_alloc((size_t)(d->kernel - 1) * d->conv_dim * sizeof(float) + 64);
+    s->conv =
+        xaligned_alloc((size_t)(d->kernel - 1) * d->conv_dim * sizeof(float)); /* [kernel − 1, conv_dim] */
     s->S = xaligned_alloc((size_t)d->n_v * d->dk * d->dv * sizeof(float));
     dn_state_reset(s, d);
 }
