@@ -196,9 +196,10 @@ END_TEST
 /* ---- fast kernels against the reference -------------------------------------------- */
 
 /* Sizes around the kernels' edges: `in` below, at and around one 16-wide step and not a
- * multiple of it; `out` below, at and around one group of 8 rows; T = 1, 2, 3 (one
+ * multiple of it; `out` below, at and around one tile of 8 rows, and 100 (each of 2
+ * threads cuts its 50 rows into 4 or 8 parts, with rows left over); T = 1, 2, 3 (one
  * group of 3 tokens), 5 and 139 (the book's long text: 46 groups and one left over). */
-static const int64_t case_out[] = {1, 3, 8, 9, 17, 24};
+static const int64_t case_out[] = {1, 3, 8, 9, 17, 24, 100};
 static const int64_t case_in[] = {1, 15, 16, 17, 33, 100};
 static const int64_t case_T[] = {1, 2, 3, 5, 139};
 
