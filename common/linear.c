@@ -41,10 +41,10 @@
 #define LINEAR_AVX512 0
 #endif
 
-#define LANES 16  /* running sums per output: one 512-bit vector of float32 */
-#define ROWS 8    /* rows of W per batched tile */
-#define TOKENS 3  /* tokens per batched tile */
-#define STREAMS 4 /* rows per tile for one token */
+#define LANES   16 /* running sums per output: one 512-bit vector of float32 */
+#define ROWS    8  /* rows of W per batched tile */
+#define TOKENS  3  /* tokens per batched tile */
+#define STREAMS 4  /* rows per tile for one token */
 
 #define ALWAYS_INLINE __attribute__((always_inline))
 
@@ -80,17 +80,20 @@ static inline ALWAYS_INLINE void widen_portable(DType dt, const void *row, int64
     for (int j = 0; j < LANES; j++) {
         float v = 0.0f;
         if (!partial || j < n) {
-            if (dt == DTYPE_BF16) v = bf16_to_f32(((const uint16_t *)row)[k + j]);
-            else if (dt == DTYPE_F16) v = f16_to_f32(((const uint16_t *)row)[k + j]);
-            else v = ((const float *)row)[k + j];
+            if (dt == DTYPE_BF16)
+                v = bf16_to_f32(((const uint16_t *)row)[k + j]);
+            else if (dt == DTYPE_F16)
+                v = f16_to_f32(((const uint16_t *)row)[k + j]);
+            else
+                v = ((const float *)row)[k + j];
         }
         lane[j] = v;
     }
 }
 
 /* One step of the tile: 16 positions starting at k (n of them when partial). */
-static inline ALWAYS_INLINE void step_portable(DType dt, const char *w, int64_t w_step, const float *x, int64_t in,
-                                               int64_t k, int n, int partial, int R, int C,
+static inline ALWAYS_INLINE void step_portable(DType dt, const char *w, int64_t w_step, const float *x,
+                                               int64_t in, int64_t k, int n, int partial, int R, int C,
                                                float acc[ROWS][TOKENS][LANES]) {
     float wl[ROWS][LANES], xl[TOKENS][LANES]; /* this step's weights and inputs */
 #pragma GCC unroll 8
@@ -114,8 +117,9 @@ static inline float lanes_sum(float *lane) {
     return lane[0];
 }
 
-static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t w_step, int64_t in, const float *x,
-                                               float *y, int64_t y_step, int64_t out, int R, int C) {
+static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t w_step, int64_t in,
+                                               const float *x, float *y, int64_t y_step, int64_t out, int R,
+                                               int C) {
     float acc[ROWS][TOKENS][LANES]; /* running sums of output (r, c) */
     memset(acc, 0, sizeof acc);
     int64_t k = 0;
@@ -143,8 +147,8 @@ static inline ALWAYS_INLINE __m512 widen_avx512(DType dt, const void *p, __mmask
 }
 
 /* One step of the tile: 16 positions starting at k. */
-static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_step, const float *x, int64_t in,
-                                             int64_t k, __mmask16 mask, int partial, int R, int C,
+static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_step, const float *x,
+                                             int64_t in, int64_t k, __mmask16 mask, int partial, int R, int C,
                                              __m512 acc[ROWS][TOKENS]) {
     int esize = elem_size(dt);
     __m512 wv[ROWS];
@@ -158,8 +162,9 @@ static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_
     }
 }
 
-static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_step, int64_t in, const float *x,
-                                             float *y, int64_t y_step, int64_t out, int R, int C) {
+static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_step, int64_t in,
+                                             const float *x, float *y, int64_t y_step, int64_t out, int R,
+                                             int C) {
     __m512 acc[ROWS][TOKENS];
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
@@ -197,17 +202,17 @@ typedef struct {
     TileFn *streams;  /* STREAMS × 1: one token */
 } Tiles;
 
-#define DEFINE_TILE(name, impl, dt, R, C)                                                                      \
-    static void name(const char *w, int64_t w_step, int64_t in, const float *x, float *y, int64_t y_step,     \
-                     int64_t out) {                                                                            \
-        impl(dt, w, w_step, in, x, y, y_step, out, R, C);                                                      \
+#define DEFINE_TILE(name, impl, dt, R, C)                                                                    \
+    static void name(const char *w, int64_t w_step, int64_t in, const float *x, float *y, int64_t y_step,    \
+                     int64_t out) {                                                                          \
+        impl(dt, w, w_step, in, x, y, y_step, out, R, C);                                                    \
     }
-#define DEFINE_TILES(name, impl, dt)                                                                           \
-    DEFINE_TILE(name##_full, impl, dt, ROWS, TOKENS)                                                           \
-    DEFINE_TILE(name##_rows_one, impl, dt, ROWS, 1)                                                            \
-    DEFINE_TILE(name##_one_full, impl, dt, 1, TOKENS)                                                          \
-    DEFINE_TILE(name##_one_one, impl, dt, 1, 1)                                                                \
-    DEFINE_TILE(name##_streams, impl, dt, STREAMS, 1)                                                          \
+#define DEFINE_TILES(name, impl, dt)                                                                         \
+    DEFINE_TILE(name##_full, impl, dt, ROWS, TOKENS)                                                         \
+    DEFINE_TILE(name##_rows_one, impl, dt, ROWS, 1)                                                          \
+    DEFINE_TILE(name##_one_full, impl, dt, 1, TOKENS)                                                        \
+    DEFINE_TILE(name##_one_one, impl, dt, 1, 1)                                                              \
+    DEFINE_TILE(name##_streams, impl, dt, STREAMS, 1)                                                        \
     static const Tiles name = {name##_full, name##_rows_one, name##_one_full, name##_one_one, name##_streams};
 
 DEFINE_TILES(portable_bf16, tile_portable, DTYPE_BF16)
@@ -263,9 +268,10 @@ static void walk(const Tiles *k, const Tensor *w, const float *x, int64_t T, flo
         int64_t part = (last - first) / parts; /* rows per part */
         for (int64_t j = 0; j < part; j++) {
             const char *rows = data + (first + j) * row_bytes; /* row j of the first part */
-            float *yj = y + first + j;                          /* its output for token 0 */
+            float *yj = y + first + j;                         /* its output for token 0 */
             int64_t t = 0;
-            for (; t + TOKENS <= T; t += TOKENS) tile_full(rows, part * row_bytes, in, x + t * in, yj + t * out, part, out);
+            for (; t + TOKENS <= T; t += TOKENS)
+                tile_full(rows, part * row_bytes, in, x + t * in, yj + t * out, part, out);
             for (; t < T; t++) tile_one(rows, part * row_bytes, in, x + t * in, yj + t * out, part, out);
         }
         for (int64_t o = first + parts * part; o < last; o++) {
@@ -279,7 +285,9 @@ static void walk(const Tiles *k, const Tensor *w, const float *x, int64_t T, flo
 
 void linear(const Tensor *w, const float *x, float *y) { walk(tiles_for(w->dtype, 0), w, x, 1, y); }
 
-void linear_batch(const Tensor *w, const float *x, int64_t T, float *y) { walk(tiles_for(w->dtype, 0), w, x, T, y); }
+void linear_batch(const Tensor *w, const float *x, int64_t T, float *y) {
+    walk(tiles_for(w->dtype, 0), w, x, T, y);
+}
 
 void linear_batch_portable(const Tensor *w, const float *x, int64_t T, float *y) {
     walk(tiles_for(w->dtype, 1), w, x, T, y);
