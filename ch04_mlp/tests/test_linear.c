@@ -40,11 +40,15 @@ static void weight_init(Weight *w, DType dt, int64_t out, int64_t in, const floa
     int64_t n = out * in;
     w->buf = xmalloc((size_t)(n * dtype_size(dt)));
     for (int64_t i = 0; i < n; i++) {
-        if (dt == DTYPE_F32) ((float *)w->buf)[i] = values[i];
-        else if (dt == DTYPE_BF16) ((uint16_t *)w->buf)[i] = f32_to_bf16(values[i]);
-        else ((uint16_t *)w->buf)[i] = f32_to_f16(values[i]);
+        if (dt == DTYPE_F32)
+            ((float *)w->buf)[i] = values[i];
+        else if (dt == DTYPE_BF16)
+            ((uint16_t *)w->buf)[i] = f32_to_bf16(values[i]);
+        else
+            ((uint16_t *)w->buf)[i] = f32_to_f16(values[i]);
     }
-    w->t = (Tensor){.name = "w", .dtype = dt, .ndim = 2, .shape = {out, in}, .numel = n, .data = w->buf, .file = "test"};
+    w->t = (Tensor){
+        .name = "w", .dtype = dt, .ndim = 2, .shape = {out, in}, .numel = n, .data = w->buf, .file = "test"};
 }
 
 static void weight_free(Weight *w) { free(w->buf); }
@@ -134,7 +138,8 @@ START_TEST(test_hand_2x3) {
             char name[64];
             snprintf(name, sizeof name, "%s %s", all_fns[f].name, dtype_name(all_dtypes[d]));
             all_fns[f].fn(&w.t, x, 2, y);
-            ck_assert_msg(compare_f32(name, "2 x 2", y, want, 4, 0, 0, NULL), "%s differs from the hand result", name);
+            ck_assert_msg(compare_f32(name, "2 x 2", y, want, 4, 0, 0, NULL),
+                          "%s differs from the hand result", name);
         }
         weight_free(&w);
     }
@@ -152,7 +157,11 @@ START_TEST(test_hand_bits) {
     for (int d = 0; d < 2; d++) {
         uint16_t *bits = xmalloc(sizeof bf16);
         memcpy(bits, d == 0 ? bf16 : f16, sizeof bf16);
-        Tensor w = {.name = "w", .dtype = d == 0 ? DTYPE_BF16 : DTYPE_F16, .ndim = 2, .shape = {1, 3}, .numel = 3,
+        Tensor w = {.name = "w",
+                    .dtype = d == 0 ? DTYPE_BF16 : DTYPE_F16,
+                    .ndim = 2,
+                    .shape = {1, 3},
+                    .numel = 3,
                     .data = bits};
         for (unsigned f = 0; f < ARRAY_LEN(all_fns); f++) {
             float y = 0;
@@ -186,7 +195,8 @@ START_TEST(test_hand_tail) {
             char name[64];
             snprintf(name, sizeof name, "%s %s", all_fns[f].name, dtype_name(all_dtypes[d]));
             all_fns[f].fn(&w.t, x, 1, y);
-            ck_assert_msg(compare_f32(name, "2", y, want, 2, 0, 0, NULL), "%s differs from the hand result", name);
+            ck_assert_msg(compare_f32(name, "2", y, want, 2, 0, 0, NULL), "%s differs from the hand result",
+                          name);
         }
         weight_free(&w);
     }
@@ -196,9 +206,10 @@ END_TEST
 /* ---- fast kernels against the reference -------------------------------------------- */
 
 /* Sizes around the kernels' edges: `in` below, at and around one 16-wide step and not a
- * multiple of it; `out` below, at and around one group of 8 rows; T = 1, 2, 3 (one
+ * multiple of it; `out` below, at and around one tile of 8 rows, and 100 (each of 2
+ * threads cuts its 50 rows into 4 or 8 parts, with rows left over); T = 1, 2, 3 (one
  * group of 3 tokens), 5 and 139 (the book's long text: 46 groups and one left over). */
-static const int64_t case_out[] = {1, 3, 8, 9, 17, 24};
+static const int64_t case_out[] = {1, 3, 8, 9, 17, 24, 100};
 static const int64_t case_in[] = {1, 15, 16, 17, 33, 100};
 static const int64_t case_T[] = {1, 2, 3, 5, 139};
 
@@ -242,7 +253,8 @@ START_TEST(test_real_shapes) {
     for (unsigned s = 0; s < ARRAY_LEN(shapes); s++) {
         int64_t out = shapes[s][0], in = shapes[s][1], T = shapes[s][2];
         float *wv = random_floats(out * in), *x = random_floats(T * in);
-        float *got = xmalloc((size_t)(T * out) * sizeof *got), *want = xmalloc((size_t)(T * out) * sizeof *want);
+        float *got = xmalloc((size_t)(T * out) * sizeof *got),
+              *want = xmalloc((size_t)(T * out) * sizeof *want);
         double *bound = xmalloc((size_t)(T * out) * sizeof *bound);
         Weight w;
         weight_init(&w, DTYPE_BF16, out, in, wv);
@@ -268,15 +280,16 @@ START_TEST(test_batch_row_equals_one_token) {
         for (unsigned c = 0; c < ARRAY_LEN(T_list); c++) {
             int64_t out = 21, in = 45, T = T_list[c]; /* 21 = 2 groups of 8 + 5 rows */
             float *wv = random_floats(out * in), *x = random_floats(T * in);
-            float *batch = xmalloc((size_t)(T * out) * sizeof *batch), *one = xmalloc((size_t)out * sizeof *one);
+            float *batch = xmalloc((size_t)(T * out) * sizeof *batch),
+                  *one = xmalloc((size_t)out * sizeof *one);
             Weight w;
             weight_init(&w, all_dtypes[d], out, in, wv);
             linear_batch(&w.t, x, T, batch);
             for (int64_t t = 0; t < T; t++) {
                 linear(&w.t, x + t * in, one);
                 ck_assert_msg(memcmp(one, batch + t * out, (size_t)out * sizeof *one) == 0,
-                              "%s T=%lld: batch row %lld differs from linear() on that token", dtype_name(all_dtypes[d]),
-                              (long long)T, (long long)t);
+                              "%s T=%lld: batch row %lld differs from linear() on that token",
+                              dtype_name(all_dtypes[d]), (long long)T, (long long)t);
             }
             weight_free(&w);
             free(wv), free(x), free(batch), free(one);
@@ -334,7 +347,8 @@ START_TEST(test_unaligned_weights) {
     linear_batch(&moved, x, T, b);
     ck_assert_msg(memcmp(a, b, (size_t)(T * out) * sizeof *a) == 0, "result depends on the weights' address");
     linear(&moved, x, b);
-    ck_assert_msg(memcmp(a, b, (size_t)out * sizeof *a) == 0, "linear() result depends on the weights' address");
+    ck_assert_msg(memcmp(a, b, (size_t)out * sizeof *a) == 0,
+                  "linear() result depends on the weights' address");
     free(shifted), free(a), free(b), free(wv), free(x);
     weight_free(&w);
 }
