@@ -18,7 +18,7 @@
 #                               also links it at the repository root
 #   chNN_x/<other>.c         -> a tool of the chapter, built in the folder only
 #   chNN_x/tests/test_*.c    -> a Check test program;  tests/test_*.sh -> a shell test
-#   chNN_x/bench/bench_*.c   -> a benchmark, run by `make bench`
+#   chNN_x/bench/bench_*.c   -> a benchmark, run by `make bench` (bench_*.sh too)
 #
 # Flags: -O2 -march=native lets the compiler use the machine's SIMD units (the
 # matrix-vector loops depend on it); OpenMP spreads the big loops over cores.
@@ -108,8 +108,10 @@ test-san:
 	@$(MAKE) --no-print-directory BUILD=build-san BINDIR=build-san/ \
 	  OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
 
+BENCH_SCRIPTS := $(foreach c,$(CHAPTERS),$(sort $(wildcard $(c)/bench/bench_*.sh)))
 bench: $(DEMOS) $(TOOLS) $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; ./$$b || exit 1; done
+	@for b in $(BENCH_SCRIPTS); do echo "== $$b"; sh $$b || exit 1; done
 
 SYNTHETIC_DIR ?= models/Qwen3.5-0.8B-synthetic
 synthetic: ch01
