@@ -101,7 +101,8 @@ int main(int argc, char **argv) {
     if (!ckpt_open(&ck, dir, &err)) die("%s", err.msg);
     const Config *c = &ck.config;
     TokenIds ids;
-    if (!sentence_ids(&ck, ids_flag, &ids, &err)) die("%s", err.msg);
+    char label[256];
+    if (!sentence_ids(&ck, ids_flag, &ids, label, sizeof label, &err)) die("%s", err.msg);
     int T = ids.n, H = c->hidden_size;
     float eps = (float)c->rms_norm_eps;
     Kept kept = {0};
@@ -118,14 +119,14 @@ int main(int argc, char **argv) {
     float *rms_before = keep(&kept, "layer.0.input_norm.rms_before", 1, sT);    /* [T] */
     float *rms_after = keep(&kept, "layer.0.input_norm.rms_after", 1, sT);      /* [T] */
     for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
-    sentence_embed(&ck, &ids, x);
+    sentence_embed(&ck, ids.ids, T, x);
     const Tensor *w_in = ck.weights.layers[0].input_layernorm; /* [H], stored centred on 0 */
     float *zeros = xcalloc((size_t)H, sizeof(float));
     Tensor no_scale = f32_weight("w = 0", zeros, H);
     rmsnorm(unit, x, T, H, &no_scale, eps); /* w = 0: the scale 1 + w is 1, nothing but the division */
     rmsnorm(y, x, T, H, w_in, eps);
 
-    printf("第 0 层的输入：%s %s，查词向量得到形状 (%d, %d)\n", ids.label, ids_str(&ids, a, sizeof a), T, H);
+    printf("第 0 层的输入：%s %s，查词向量得到形状 (%d, %d)\n", label, ids_str(ids.ids, T, a, sizeof a), T, H);
     printf("RMSNorm：y = x / sqrt(mean(x²) + %g) · (1 + w)。每个 token 的均方根 RMS = sqrt(mean(x²))：\n", eps);
     int shown = T <= 16 ? T : 12;
     for (int t = 0; t < T; t++) {
@@ -228,7 +229,7 @@ int main(int argc, char **argv) {
     stw_free(&kept.w);
     free(w);
     free(zeros);
-    ids_free(&ids);
+    tok_ids_free(&ids);
     ckpt_close(&ck);
     free(dir);
     return 0;

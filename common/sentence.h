@@ -6,8 +6,8 @@
  *
  *   1. --ids 1,2,3 on the command line (also accepts "[1, 2, 3]", the JSON array
  *      the chapter-2 demo prints with --encode): no tokenizer needed;
- *   2. the sentence through the checkpoint's tokenizer.json, when the folder has one
- *      and this build has the tokenizer (chapter 2);
+ *   2. the sentence through the checkpoint's tokenizer.json (chapter 2's tokenizer),
+ *      when the folder has one;
  *   3. otherwise (a synthetic checkpoint has no tokenizer.json) the 7 fixed ids the
  *      PyTorch reference uses (reference/qwen35_reference.py), with a notice on
  *      stderr — the numbers are then those of the golden files.
@@ -19,8 +19,10 @@
 #define SENTENCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "checkpoint.h"
+#include "tokenizer.h"
 #include "util.h"
 
 /* The book's example sentence. */
@@ -31,24 +33,20 @@
 
 #define SENTENCE_MAX_TOKENS 65536
 
-typedef struct {
-    int *ids;         /* [n] */
-    int n;
-    char label[256];  /* where the ids came from, for the demo's first line (Chinese) */
-} TokenIds;
-
-/* Parses "1,2,3" or "[1, 2, 3]" into out; every id must be in 0 .. vocab − 1. */
+/* Parses "1,2,3" or "[1, 2, 3]" into out (which starts empty); every id must be in
+ * 0 .. vocab − 1. */
 bool ids_parse(const char *text, int vocab, TokenIds *out, Error *err);
 
-/* The ids a demo runs on (rules 1–3 above). ids_flag is the --ids value or NULL. */
-bool sentence_ids(const Checkpoint *ck, const char *ids_flag, TokenIds *out, Error *err);
+/* The ids a demo runs on (rules 1–3 above); ids_flag is the --ids value or NULL.
+ * label receives where they came from, in the words of the demo's first line
+ * ("「今天天气不错，我们去公园」的 6 个 token"). */
+bool sentence_ids(const Checkpoint *ck, const char *ids_flag, TokenIds *out, char *label, size_t label_size,
+                  Error *err);
 
-void ids_free(TokenIds *t);
-
-/* "[3, 141, 592]" into buf (Python's list repr), cut with "..." if it does not fit. */
-const char *ids_str(const TokenIds *t, char *buf, int size);
+/* "[3, 141, 592]" into buf (Python's list repr), cut with "...]" if it does not fit. */
+const char *ids_str(const int *ids, int n, char *buf, int size);
 
 /* x[t] = the embedding row of ids[t], widened to float32.  x: [n, hidden]. */
-void sentence_embed(const Checkpoint *ck, const TokenIds *t, float *x);
+void sentence_embed(const Checkpoint *ck, const int *ids, int n, float *x);
 
 #endif

@@ -54,3 +54,16 @@ sed 1d "$out" >"$err"
 sed 1d "$dump" | cmp -s - "$err" || fail "--ids with the same ids prints different numbers"
 grep -q '^第 0 层的输入：--ids 给的 7 个 token' "$dump" || fail "--ids first line"
 echo "ok   --ids"
+
+# With a tokenizer.json in the folder the book's sentence is tokenized. The test
+# tokenizer (ch02_embedding/tests/data) has no merges for these characters, so the
+# ids are the sentence's 36 UTF-8 bytes: 今 = E4 BB 8A = 228, 187, 138, ...
+withtok=$(mktemp -d)
+trap 'rm -f "$out" "$err" "$dump"; rm -rf "$withtok"' EXIT
+"${BINDIR:-}ch01_weights/make_synthetic" --size tiny --tokenizer ch02_embedding/tests/data/tiny_tokenizer.json \
+    --out "$withtok" >/dev/null 2>&1 || fail "make_synthetic with a tokenizer"
+"$demo" --model "$withtok" >"$out" 2>"$err" || fail "run with a tokenizer"
+grep -q '^第 0 层的输入：「今天天气不错，我们去公园」的 36 个 token \[228, 187, 138, 229, 164, 169, 229, 164, 169, 230,' "$out" \
+    || fail "the sentence is not tokenized"
+[ ! -s "$err" ] || fail "a notice on stderr although the tokenizer is there"
+echo "ok   the book's sentence through tokenizer.json"
