@@ -18,6 +18,7 @@
  * Figures (plots/): the decay curves, the error against the number of pairs, and
  * the error of each pair by when it was written.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -383,8 +384,9 @@ static Options parse_args(int argc, char **argv) {
             exit(0);
         } else if ((v = option_value("--seed", argc, argv, &i))) {
             char *end;
+            errno = 0;
             o.seed = strtoull(v, &end, 10);
-            if (!*v || *end || v[0] == '-' || v[0] == '+')
+            if (!*v || *end || v[0] == '-' || v[0] == '+' || errno == ERANGE)
                 die("--seed needs a whole number from 0 to 18446744073709551615, got '%s'", v);
         } else if ((v = option_value("--plot", argc, argv, &i))) {
             if (strcmp(v, "png") == 0) o.plot = PLOT_PNG;

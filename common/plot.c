@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utf8proc.h>
 
 #include "util.h"
 
@@ -270,6 +271,23 @@ static void add_tics(Text *t, const char *axis, const char *const *labels, int n
     text_add(t, ")%s\n", axis[0] == 'x' ? " rotate by -45" : "");
 }
 
+/* Writes label right-aligned in `width` terminal columns, cut if longer; counts
+ * columns, not bytes, so that Chinese tokens (two columns each) line up. */
+static void put_label(FILE *out, const char *label, int width) {
+    const utf8proc_uint8_t *s = (const utf8proc_uint8_t *)(label ? label : "");
+    utf8proc_ssize_t keep = 0;
+    int cols = 0;
+    for (utf8proc_ssize_t at = 0; s[at];) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t n = utf8proc_iterate(s + at, -1, &cp);
+        if (n <= 0) break; /* invalid UTF-8: show what came before */
+        int w = utf8proc_charwidth(cp);
+        if (cols + w > width) break;
+        cols += w, at += n, keep = at;
+    }
+    fprintf(out, "%*s%.*s", width - cols, "", (int)keep, (const char *)s);
+}
+
 /* The matrix with characters, darker = larger: no gnuplot needed. */
 static void ascii_heatmap(FILE *out, const Plot *p, const float *m, int rows, int cols,
                           const char *const *row_labels) {
@@ -279,11 +297,13 @@ static void ascii_heatmap(FILE *out, const Plot *p, const float *m, int rows, in
         if (isfinite(m[i])) lo = m[i] < lo ? m[i] : lo, hi = m[i] > hi ? m[i] : hi;
     if (p->title) fprintf(out, "%s\n", p->title);
     for (int r = 0; r < rows; r++) {
-        fprintf(out, "%10.10s |", row_labels && row_labels[r] ? row_labels[r] : "");
+        put_label(out, row_labels ? row_labels[r] : NULL, 10);
+        fprintf(out, " |");
         for (int c = 0; c < cols; c++) {
             float v = m[(size_t)r * cols + c];
-            int level = !isfinite(v) ? -1 : hi > lo ? (int)((v - lo) / (hi - lo) * 9.0f + 0.5f) : 9;
-            fputc(level < 0 ? ' ' : ramp[level], out);
+            /* '.' for the smallest value … '@' for the largest; blank only for NaN */
+            int level = !isfinite(v) ? 0 : hi > lo ? 1 + (int)((v - lo) / (hi - lo) * 8.0f + 0.5f) : 9;
+            fputc(ramp[level], out);
         }
         fprintf(out, "|\n");
     }
@@ -297,13 +317,15 @@ PlotStatus plot_heatmap(const Plot *p, const float *m, int rows, int cols, const
     Files f;
     files_init(&f, p, opt);
 
-    Text data = {0}; /* the matrix as it stands: one text row per row */
+    /* one "column row value" line per cell, a blank line after each row (gnuplot
+     * reads NaN cells in this form as holes, without the warnings its matrix
+     * format prints) */
+    Text data = {0};
     for (int r = 0; r < rows; r++) {
         for (int c = 0; c < cols; c++) {
             float v = m[(size_t)r * cols + c];
-            text_add(&data, c ? " " : "");
-            if (isfinite(v)) text_add(&data, "%.7g", v);
-            else text_add(&data, "NaN");
+            if (isfinite(v)) text_add(&data, "%d %d %.7g\n", c, r, v);
+            else text_add(&data, "%d %d NaN\n", c, r);
         }
         text_add(&data, "\n");
     }
@@ -315,7 +337,7 @@ PlotStatus plot_heatmap(const Plot *p, const float *m, int rows, int cols, const
     add_tics(&body, "x", col_labels, cols);
     add_tics(&body, "y", row_labels, rows);
     if (p->extra) text_add(&body, "%s\n", p->extra);
-    text_add(&body, "plot "), text_add_quoted(&body, f.dat), text_add(&body, " matrix with image notitle\n");
+    text_add(&body, "plot "), text_add_quoted(&body, f.dat), text_add(&body, " using 1:2:3 with image notitle\n");
 
     bool ascii = opt->mode == PLOT_ASCII;
     if (ascii) { /* the dumb terminal cannot show colours: draw it ourselves */

@@ -3,7 +3,7 @@
  * A demo hands over its numbers (curves, or a matrix for a heatmap) and gets:
  *
  *   plots/NAME.png   the figure (git-ignored; the folder is created)
- *   plots/NAME.dat   the numbers, one block per curve (or the matrix)
+ *   plots/NAME.dat   the numbers: one block per curve, or one line per heatmap cell
  *   plots/NAME.gp    the gnuplot script that drew it: `gnuplot plots/NAME.gp`
  *                    redraws the PNG from the folder the demo ran in, so a reader
  *                    can restyle a figure without touching C
