@@ -30,6 +30,7 @@ void la_add_outer(float *S, float beta, const float *k, int m, const float *v, i
     for (int i = 0; i < m; i++) {
         float w = beta * k[i]; /* how much of v goes into row i */
         float *row = S + (size_t)i * n;
+#pragma omp simd
         for (int j = 0; j < n; j++) row[j] += w * v[j];
     }
 }
@@ -45,59 +46,57 @@ void la_matvec_t(float *y, const float *S, int m, int n, const float *x) {
     for (int i = 0; i < m; i++) {
         const float *row = S + (size_t)i * n;
         float w = x[i];
+#pragma omp simd
         for (int j = 0; j < n; j++) y[j] += w * row[j];
     }
 }
 
+/* H x for the reflection H = I - 2 v vᵀ / (vᵀ v), on entries from..m-1 of x. */
+static void reflect(double *x, const double *v, double vnorm2, int from, int m) {
+    double s = 0.0;
+    for (int i = from; i < m; i++) s += v[i] * x[i];
+    double f = 2.0 * s / vnorm2;
+#pragma omp simd
+    for (int i = from; i < m; i++) x[i] -= f * v[i];
+}
+
 void la_qr(float *Q, float *R, const float *A, int m, int n) {
-    /* W [m, n]: A turning into R column by column; V [m, n]: reflector k in column k */
-    double *W = xmalloc((size_t)m * n * sizeof *W);
-    double *V = xcalloc((size_t)m * n, sizeof *V);
+    /* Householder works on columns, so the work arrays hold columns: W[j] is
+     * column j of A turning into column j of R, V[k] is reflector k. */
+    double *W = xmalloc((size_t)n * m * sizeof *W);      /* [n][m] */
+    double *V = xcalloc((size_t)n * m, sizeof *V);       /* [n][m] */
     double *vnorm2 = xcalloc((size_t)n, sizeof *vnorm2); /* [n] ‖v_k‖² (0 = no reflection) */
-    for (size_t i = 0; i < (size_t)m * n; i++) W[i] = A[i];
-#define W_(i, j) W[(size_t)(i) * n + (j)]
-#define V_(i, j) V[(size_t)(i) * n + (j)]
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) W[(size_t)j * m + i] = A[(size_t)i * n + j];
 
     for (int k = 0; k < n; k++) {
-        /* Reflect column k below the diagonal, x = W[k:, k], onto the axis:
-         * H x = alpha e_1 with |alpha| = ‖x‖. v = x - alpha e_1, and alpha takes
-         * the sign opposite to x_0 so that x_0 - alpha does not cancel. */
+        /* Reflect x = column k below the diagonal onto the axis: H x = alpha e_1
+         * with |alpha| = ‖x‖. v = x - alpha e_1, alpha with the sign opposite to
+         * x_0 so that x_0 - alpha does not cancel. */
+        double *x = W + (size_t)k * m, *v = V + (size_t)k * m;
         double len2 = 0.0;
-        for (int i = k; i < m; i++) len2 += W_(i, k) * W_(i, k);
-        double alpha = W_(k, k) >= 0 ? -sqrt(len2) : sqrt(len2);
-        for (int i = k; i < m; i++) V_(i, k) = W_(i, k);
-        V_(k, k) -= alpha;
-        for (int i = k; i < m; i++) vnorm2[k] += V_(i, k) * V_(i, k);
+        for (int i = k; i < m; i++) len2 += x[i] * x[i];
+        double alpha = x[k] >= 0 ? -sqrt(len2) : sqrt(len2);
+        for (int i = k; i < m; i++) v[i] = x[i];
+        v[k] -= alpha;
+        for (int i = k; i < m; i++) vnorm2[k] += v[i] * v[i];
         if (vnorm2[k] == 0.0) continue; /* the column is already zero: nothing to reflect */
-        /* W[k:, k:] ← H W[k:, k:] with H = I - 2 v vᵀ / (vᵀ v) */
-        for (int j = k; j < n; j++) {
-            double s = 0.0;
-            for (int i = k; i < m; i++) s += V_(i, k) * W_(i, j);
-            double f = 2.0 * s / vnorm2[k];
-            for (int i = k; i < m; i++) W_(i, j) -= f * V_(i, k);
-        }
+        for (int j = k; j < n; j++) reflect(W + (size_t)j * m, v, vnorm2[k], k, m);
     }
 
     /* R: the upper triangle of W */
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) R[(size_t)i * n + j] = j >= i ? (float)W_(i, j) : 0.0f;
+        for (int j = 0; j < n; j++) R[(size_t)i * n + j] = j >= i ? (float)W[(size_t)j * m + i] : 0.0f;
 
     /* Q = H_0 H_1 … H_{n-1} applied to the first n columns of the identity, the
-     * last reflection first. W is reused as Q [m, n]. */
-    for (size_t i = 0; i < (size_t)m * n; i++) W[i] = 0.0;
-    for (int j = 0; j < n; j++) W_(j, j) = 1.0;
-    for (int k = n - 1; k >= 0; k--) {
-        if (vnorm2[k] == 0.0) continue;
-        for (int j = 0; j < n; j++) {
-            double s = 0.0;
-            for (int i = k; i < m; i++) s += V_(i, k) * W_(i, j);
-            double f = 2.0 * s / vnorm2[k];
-            for (int i = k; i < m; i++) W_(i, j) -= f * V_(i, k);
-        }
-    }
-    for (size_t i = 0; i < (size_t)m * n; i++) Q[i] = (float)W[i];
-#undef W_
-#undef V_
+     * last reflection first. W is reused for Q's columns. */
+    memset(W, 0, (size_t)n * m * sizeof *W);
+    for (int j = 0; j < n; j++) W[(size_t)j * m + j] = 1.0;
+    for (int k = n - 1; k >= 0; k--)
+        if (vnorm2[k] != 0.0)
+            for (int j = 0; j < n; j++) reflect(W + (size_t)j * m, V + (size_t)k * m, vnorm2[k], k, m);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) Q[(size_t)i * n + j] = (float)W[(size_t)j * m + i];
     free(W);
     free(V);
     free(vnorm2);

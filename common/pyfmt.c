@@ -113,7 +113,7 @@ int py_repr(char *buf, size_t size, double x) {
 }
 
 int py_repr_list(char *buf, size_t size, const double *values, int n) {
-    size_t cap = 2 + (size_t)n * (PY_REPR_MAX + 2);
+    size_t cap = 3 + (size_t)n * (PY_REPR_MAX + 2); /* "[", n times "x, ", "]", NUL */
     char *text = malloc(cap), *o = text;
     if (!text) return reject(buf, size);
     *o++ = '[';

@@ -170,6 +170,14 @@ START_TEST(spec_examples) {
     rng_randn(&g, v, 4);
     const float small[4] = {1.5410f, -0.2934f, -2.1788f, 0.5684f};
     for (int i = 0; i < 4; i++) ck_assert_float_eq_tol(v[i], small[i], 5e-5f);
+    /* ch07_deltanet.py part 3: k = randn(1, 1, 1, 128), then v = randn(1, 1, 1, 128); ‖v‖ = 9.3454218 */
+    float kv[2][128];
+    rng_seed(&g, 0);
+    rng_randn(&g, kv[0], 128);
+    rng_randn(&g, kv[1], 128);
+    double len2 = 0;
+    for (int i = 0; i < 128; i++) len2 += (double)kv[1][i] * kv[1][i];
+    ck_assert_double_eq_tol(sqrt(len2), 9.3454218, 1e-6);
 }
 END_TEST
 
