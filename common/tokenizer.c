@@ -8,6 +8,8 @@
 #include <string.h>
 #include <utf8proc.h>
 
+#include "strmap.h"
+
 /* ------------------------------------------------------------------------- */
 /* UTF-8                                                                     */
 /* ------------------------------------------------------------------------- */
@@ -160,9 +162,8 @@ struct TokTables {
     unsigned char added_first[256]; /* bit 1: a raw added token starts with this byte, 2: normalized */
 };
 
-static uint32_t hash_bytes(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+static uint32_t hash_string(const char *s, size_t n) {
+    uint64_t h = hash_bytes(s, n); /* FNV-1a, as StrMap */
     return (uint32_t)(h ^ h >> 32);
 }
 
@@ -173,7 +174,7 @@ static uint32_t table_size(size_t n) {
 }
 
 static int vocab_find(const TokTables *t, const char *s, size_t n) {
-    uint32_t h = hash_bytes(s, n);
+    uint32_t h = hash_string(s, n);
     for (uint32_t i = h & t->vocab_mask;; i = (i + 1) & t->vocab_mask) {
         const VocabSlot *slot = &t->vocab[i];
         if (slot->id < 0) return -1;
@@ -187,7 +188,7 @@ static int vocab_find(const TokTables *t, const char *s, size_t n) {
 static bool vocab_insert(TokTables *t, int id) {
     const char *s = t->strings + t->offset[id];
     size_t n = (size_t)t->length[id];
-    uint32_t h = hash_bytes(s, n);
+    uint32_t h = hash_string(s, n);
     for (uint32_t i = h & t->vocab_mask;; i = (i + 1) & t->vocab_mask) {
         VocabSlot *slot = &t->vocab[i];
         if (slot->id < 0) {
