@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
     float *act = keep(&kept, "mlp.act", 2, sTI);       /* [T, I] */
     float *out = keep(&kept, "mlp.out", 2, sTH);       /* [T, H] */
     for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
-    sentence_embed(&ck, ids.ids, T, emb);
+    if (!sentence_embed(&ck, ids.ids, T, emb, &err)) die("%s", err.msg);
     rmsnorm(x, emb, T, H, ck.weights.layers[0].input_layernorm, (float)c->rms_norm_eps);
 
     /* ---- the shapes and the size ---- */
