@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
     float *rms_before = keep(&kept, "layer.0.input_norm.rms_before", 1, sT);    /* [T] */
     float *rms_after = keep(&kept, "layer.0.input_norm.rms_after", 1, sT);      /* [T] */
     for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
-    sentence_embed(&ck, ids.ids, T, x);
+    if (!sentence_embed(&ck, ids.ids, T, x, &err)) die("%s", err.msg);
     const Tensor *w_in = ck.weights.layers[0].input_layernorm; /* [H], stored centred on 0 */
     float *zeros = xcalloc((size_t)H, sizeof(float));
     Tensor no_scale = f32_weight("w = 0", zeros, H);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "embedding.h"
+
 bool ids_parse(const char *text, int vocab, TokenIds *out, Error *err) {
     *out = (TokenIds){0};
     const char *p = text;
@@ -116,8 +118,7 @@ const char *ids_str(const int *ids, int n, char *buf, int size) {
     return buf;
 }
 
-void sentence_embed(const Checkpoint *ck, const int *ids, int n, float *x) {
-    const Tensor *E = ck->weights.embed_tokens; /* [vocab, hidden] */
-    int H = ck->config.hidden_size;
-    for (int i = 0; i < n; i++) tensor_read_f32(E, (int64_t)ids[i] * H, H, x + (size_t)i * H);
+bool sentence_embed(const Checkpoint *ck, const int *ids, int n, float *x, Error *err) {
+    Embedding e;
+    return emb_init(&e, ck->weights.embed_tokens, err) && emb_lookup(&e, ids, n, x, err);
 }

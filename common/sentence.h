@@ -13,7 +13,7 @@
  *      stderr — the numbers are then those of the golden files.
  *
  * Then the ids become vectors by looking up their rows of the embedding table
- * (chapter 2): x[t] = E[ids[t]], [T, hidden].
+ * (chapter 2, embedding.h): x[t] = E[ids[t]], [T, hidden].
  */
 #ifndef SENTENCE_H
 #define SENTENCE_H
@@ -46,7 +46,7 @@ bool sentence_ids(const Checkpoint *ck, const char *ids_flag, TokenIds *out, cha
 /* "[3, 141, 592]" into buf (Python's list repr), cut with "...]" if it does not fit. */
 const char *ids_str(const int *ids, int n, char *buf, int size);
 
-/* x[t] = the embedding row of ids[t], widened to float32.  x: [n, hidden]. */
-void sentence_embed(const Checkpoint *ck, const int *ids, int n, float *x);
+/* x[t] = the embedding row of ids[t], widened to float32 (embedding.h).  x: [n, hidden]. */
+bool sentence_embed(const Checkpoint *ck, const int *ids, int n, float *x, Error *err);
 
 #endif

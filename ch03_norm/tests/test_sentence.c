@@ -67,7 +67,7 @@ START_TEST(test_fallback_and_embed) {
     for (int i = 0; i < t.n; i++) ck_assert_int_eq(t.ids[i], ref[i]);
     int H = ck.config.hidden_size;
     float *x = malloc((size_t)t.n * H * sizeof(float)); /* [T, H] */
-    sentence_embed(&ck, t.ids, t.n, x);
+    ck_assert_msg(sentence_embed(&ck, t.ids, t.n, x, &err), "%s", err.msg);
     for (int i = 0; i < t.n; i++)
         for (int j = 0; j < H; j++)
             ck_assert(x[(size_t)i * H + j] == tensor_get_f32(ck.weights.embed_tokens, (int64_t)t.ids[i] * H + j));
