@@ -282,7 +282,7 @@ int main(int argc, char **argv) {
     /* The layer's input, as the chapter builds it: embedding rows → input_layernorm. */
     float *embed = xmalloc((size_t)T * H * sizeof(float)); /* [T, H] */
     float *x = xmalloc((size_t)T * H * sizeof(float));     /* [T, H] */
-    sentence_embed(&ck, ids.ids, T, embed);
+    if (!sentence_embed(&ck, ids.ids, T, embed, &err)) die("%s", err.msg);
     rmsnorm(x, embed, T, H, lw->input_layernorm, (float)c->rms_norm_eps);
 
     /* The full pass, keeping every intermediate. */
