@@ -102,7 +102,7 @@ static float dot(const float *q, const float *k, int d) {
 /* One query row: query head h of the token at position pos reads positions
  * 0 .. pos of its KV head. score: scratch [pos + 1]; o: [d]; probs_row: [P] or NULL. */
 static void attend_one(const float *q, const float *K, const float *V, int kv_stride, int pos, int d, float scale,
-                       float *score, float *o, float *probs_row, int P) {
+                       float *restrict score, float *restrict o, float *probs_row, int P) {
     /* scores s_j = q · k_j / sqrt(d); only j <= pos exist for this token (causal) */
     float max = -INFINITY;
     for (int j = 0; j <= pos; j++) {
@@ -117,16 +117,18 @@ static void attend_one(const float *q, const float *K, const float *V, int kv_st
         sum += score[j];
     }
     float inv = (float)(1.0 / sum);
+    for (int j = 0; j <= pos; j++) score[j] *= inv; /* now the weights p_j, summing to 1 */
     /* o = Σ_j p_j v_j */
     for (int i = 0; i < d; i++) o[i] = 0.0f;
     for (int j = 0; j <= pos; j++) {
-        float p = score[j] * inv;
-        const float *vj = V + (size_t)j * kv_stride;
+        const float p = score[j], *restrict vj = V + (size_t)j * kv_stride;
+#pragma omp simd
         for (int i = 0; i < d; i++) o[i] += p * vj[i];
-        if (probs_row) probs_row[j] = p;
     }
-    if (probs_row)
+    if (probs_row) {
+        memcpy(probs_row, score, (size_t)(pos + 1) * sizeof(float));
         for (int j = pos + 1; j < P; j++) probs_row[j] = 0.0f; /* the future: masked out */
+    }
 }
 
 void attn_forward(const Attention *a, RopeTable *rope, KVCache *kv, const float *x, int T, float *out,
