@@ -100,30 +100,36 @@ static Options parse_args(int argc, char **argv) {
     return o;
 }
 
-/* One token's text for labels ("公园"); control characters shown as \n etc. */
+/* One token's text for labels ("公园"). Control characters are shown as \n etc.;
+ * a token that is only part of a character (a byte-level piece of a rare
+ * character) is shown by its bytes, e.g. <e5 85>. Without a tokenizer: "#id". */
 static char *token_label(const Tokenizer *tok, int id) {
     char buf[64];
-    if (!tok) {
+    const char *stored = tok ? tok_token(tok, id) : NULL;
+    if (!stored) {
         snprintf(buf, sizeof buf, "#%d", id);
         return xstrdup(buf);
     }
-    Error err;
-    size_t len;
-    char *text = tok_decode(tok, &id, 1, &len, &err);
-    if (!text) {
-        snprintf(buf, sizeof buf, "#%d", id);
-        return xstrdup(buf);
+    int cap = (int)strlen(stored) + 1;
+    unsigned char *bytes = xmalloc((size_t)cap);
+    int len = tok_token_bytes(tok, id, bytes, cap);
+    size_t bad;
+    char *label = xmalloc(4 * (size_t)(len > 0 ? len : 1) + 3), *o = label;
+    if (len < 0 || !utf8_check((const char *)bytes, (size_t)len, &bad)) {
+        o += sprintf(o, "<");
+        for (int i = 0; i < len; i++) o += sprintf(o, i ? " %02x" : "%02x", bytes[i]);
+        sprintf(o, ">");
+    } else {
+        for (int i = 0; i < len; i++) {
+            unsigned char c = bytes[i];
+            if (c == '\n') *o++ = '\\', *o++ = 'n';
+            else if (c == '\t') *o++ = '\\', *o++ = 't';
+            else if (c == '\r') *o++ = '\\', *o++ = 'r';
+            else *o++ = (char)c;
+        }
+        *o = '\0';
     }
-    char *label = xmalloc(2 * len + 1), *o = label;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (c == '\n') *o++ = '\\', *o++ = 'n';
-        else if (c == '\t') *o++ = '\\', *o++ = 't';
-        else if (c == '\r') *o++ = '\\', *o++ = 'r';
-        else *o++ = (char)c;
-    }
-    *o = '\0';
-    free(text);
+    free(bytes);
     return label;
 }
 

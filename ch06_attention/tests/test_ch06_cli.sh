@@ -71,6 +71,19 @@ else
     fail "no tokenizer: $(head -c 300 "$tmp/out") / $(cat "$tmp/err")"
 fi
 
+# With a tokenizer.json (the small test tokenizer of chapter 2, byte-level pieces
+# only): the book's sentence is encoded, and a token that is part of a character
+# is labelled by its bytes.
+mkdir -p "$tmp/with_tok" && cp "$tiny"/* "$tmp/with_tok/" &&
+    cp ch02_embedding/tests/data/tiny_tokenizer.json "$tmp/with_tok/tokenizer.json"
+if "$demo" --model "$tmp/with_tok" --plot=none >"$tmp/out" 2>"$tmp/err" &&
+    grep -q "^输入：「今天天气不错，我们去公园」的 [0-9]* 个 token \[228, 187, 138, " "$tmp/out" &&
+    grep -q "：<e4> | <bb> | <8a> | " "$tmp/out"; then
+    echo "ok   with a tokenizer: the sentence, byte pieces labelled by their bytes"
+else
+    fail "with a tokenizer: $(head -c 400 "$tmp/out") / $(cat "$tmp/err")"
+fi
+
 # The figure, drawn from inside the scratch folder so that plots/ lands there.
 root=$PWD
 case "$demo" in /*) demo_abs=$demo ;; *) demo_abs=$root/$demo ;; esac
