@@ -192,7 +192,12 @@ static void plot_heads(const float *probs, int Hq, int T, int layer, char **labe
     float *m = xmalloc((size_t)rows * cols * sizeof(float)); /* [rows, cols] */
     for (size_t i = 0; i < (size_t)rows * cols; i++) m[i] = NAN;
     const char **rl = xcalloc((size_t)rows, sizeof *rl); /* [rows]: row labels (the terminal drawing uses them) */
-    int step = T > 12 ? (T + 11) / 12 : 1;                /* label at most ~12 tokens per tile */
+    /* Ticks: every token's text for a short input; for a long one, positions at a
+     * round step (0, 50, 100, ...), at most 5 per tile. */
+    bool by_position = T > 24;
+    int step = 1;
+    if (by_position)
+        for (int k = 0; step * 5 < T; k++) step = (k % 3 == 0 ? 1 : k % 3 == 1 ? 2 : 5) * (int)pow(10, k / 3 + 1);
     Text extra = {0}, xt = {0}, yt = {0};
     for (int h = 0; h < Hq; h++) {
         int r0 = (h / gc) * (T + 1), c0 = (h % gc) * (T + 1);
@@ -201,14 +206,17 @@ static void plot_heads(const float *probs, int Hq, int T, int layer, char **labe
             for (int j = 0; j <= t; j++) m[(size_t)(r0 + t) * cols + c0 + j] = probs[((size_t)h * T + t) * T + j];
         }
         for (int t = 0; t < T; t += step) {
+            char pos[16];
+            snprintf(pos, sizeof pos, "%d", t);
+            const char *tick = by_position ? pos : labels[t];
             if (h / gc == 0) { /* x ticks: one set per tile column */
                 text_add(&xt, "%s", xt.len ? ", " : "");
-                text_add_quoted(&xt, labels[t]);
+                text_add_quoted(&xt, tick);
                 text_add(&xt, " %d", c0 + t);
             }
             if (h % gc == 0) { /* y ticks: one set per tile row */
                 text_add(&yt, "%s", yt.len ? ", " : "");
-                text_add_quoted(&yt, labels[t]);
+                text_add_quoted(&yt, tick);
                 text_add(&yt, " %d", r0 + t);
             }
         }
