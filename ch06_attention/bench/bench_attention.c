@@ -9,7 +9,9 @@
  *     whole cache (4 KB per token): somewhere past a few thousand tokens the cache
  *     costs more than the weights, which is the point chapter 7 starts from.
  *
- * Best of several runs each; OMP_NUM_THREADS decides the cores. */
+ * Best of several runs each; OMP_NUM_THREADS decides the cores. On a busy machine
+ * a parallel region can wait a whole scheduler slice for a descheduled thread, so
+ * compare figures taken with OMP_NUM_THREADS=1 when the numbers jump around. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,7 +114,7 @@ int main(int argc, char **argv) {
         double total = best_of(10, run_layer, &cx), proj = best_of(10, run_projections, &cx);
         printf("  %3d tokens: %7.2f ms (%.3f ms per token); projections %.2f ms = %.0f%%, attention itself %.0f%%\n",
                prompts[i], total * 1e3, total * 1e3 / prompts[i], proj * 1e3, 100 * proj / total,
-               100 * (total - proj) / total);
+               100 * fmax(0, total - proj) / total);
     }
 
     /* A cache of max_ctx tokens of plausible keys and values (unit-RMS, as after k_norm). */
