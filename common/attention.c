@@ -151,7 +151,7 @@ void attn_forward(const Attention *a, RopeTable *rope, KVCache *kv, const float 
     linear_batch(w->q_proj, x, T, qg);
     for (int t = 0; t < T; t++)
         for (int h = 0; h < Hq; h++) {
-            const float *block = qg + ((size_t)t * Hq + h) * 2 * d; /* head h's 512 numbers */
+            const float *block = qg + ((size_t)t * Hq + h) * 2 * d; /* head h's 2d numbers (512) */
             memcpy(q + ((size_t)t * Hq + h) * d, block, (size_t)d * sizeof(float));        /* first half: query */
             memcpy(gate + ((size_t)t * Hq + h) * d, block + d, (size_t)d * sizeof(float)); /* second half: gate */
         }
