@@ -132,15 +132,19 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
             t->data = copy;
         }
     }
-    /* No two tensors may share bytes. */
+    /* No two tensors may share bytes: in order of their start, each must begin at or
+     * after the furthest end so far (an empty tensor holds no bytes and ends nothing). */
     qsort(spans, (size_t)st->count, sizeof(Span), span_cmp);
-    for (int i = 1; i < st->count; i++) {
-        const Span *a = &spans[i - 1], *b = &spans[i];
-        if (b->begin < a->end && b->end > b->begin && a->end > a->begin) {
+    const Span *reach = NULL; /* the non-empty span that ends furthest so far */
+    for (int i = 0; i < st->count; i++) {
+        const Span *b = &spans[i];
+        if (b->end == b->begin) continue;
+        if (reach && b->begin < reach->end) {
             error_set(err, "%s: tensors '%s' and '%s' overlap in the data area", path,
-                      st->tensors[a->tensor].name, st->tensors[b->tensor].name);
+                      st->tensors[reach->tensor].name, st->tensors[b->tensor].name);
             goto done;
         }
+        if (!reach || b->end > reach->end) reach = b;
     }
     ok = true;
 done:
