@@ -84,7 +84,8 @@ static int span_cmp(const void *a, const void *b) {
 /* Parses and checks the header; fills st->tensors (data pointers included). */
 static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len, Error *err) {
     const char *path = st->path;
-    cJSON *root = cJSON_ParseWithLength(json, (size_t)header_len);
+    const char *json_end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(json, (size_t)header_len, &json_end, false);
     if (!root) return error_set(err, "%s: header is not valid JSON", path);
     bool ok = false;
     Span *spans = NULL;
@@ -92,6 +93,14 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
         error_set(err, "%s: header is JSON but not an object", path);
         goto done;
     }
+    /* Only padding (spaces) may follow the object: anything else means the header
+     * length is wrong, and every offset into the data area would be off with it. */
+    for (const char *p = json_end; p < json + header_len; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
+            error_set(err, "%s: header has bytes other than spaces after the JSON object (wrong header length?)",
+                      path);
+            goto done;
+        }
     int n = 0;
     for (const cJSON *e = root->child; e; e = e->next) n += strcmp(e->string, "__metadata__") != 0;
     st->tensors = xcalloc((size_t)n, sizeof(Tensor));
