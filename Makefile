@@ -41,7 +41,7 @@ $(BUILD)/config.mk: mk/deps.sh
 	@mkdir -p $(@D)
 	@sh mk/deps.sh $@
 
-CHAPTERS    := $(sort $(wildcard ch[0-9][0-9]_*))
+CHAPTERS    := $(patsubst %/,%,$(sort $(wildcard ch[0-9][0-9]_*/)))
 COMMON_SRC  := $(sort $(wildcard common/*.c))
 COMMON_OBJ  := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIB         := $(BUILD)/libqwen.a
@@ -106,7 +106,7 @@ test: $(DEMOS) $(TOOLS) $(TESTS) $(TINY)
 # never replaces the normal binaries.
 test-san:
 	@$(MAKE) --no-print-directory BUILD=build-san BINDIR=build-san/ \
-	  OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
+	  OPT="-O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer" test
 
 BENCH_SCRIPTS := $(foreach c,$(CHAPTERS),$(sort $(wildcard $(c)/bench/bench_*.sh)))
 bench: $(DEMOS) $(TOOLS) $(BENCHES)
