@@ -51,7 +51,8 @@ static double rms_of(const float *x, int n) {
     return sqrt(ss / n);
 }
 
-static double length_of(const float *x, int n) { return sqrt(rms_of(x, n) * rms_of(x, n) * n); }
+/* Euclidean length sqrt(Σx²) = rms · sqrt(n). */
+static double length_of(const float *x, int n) { return rms_of(x, n) * sqrt(n); }
 
 /* A weight vector the norm functions accept, for the hand-made examples. */
 static Tensor f32_weight(const char *name, const float *values, int n) {
@@ -127,7 +128,8 @@ int main(int argc, char **argv) {
     rmsnorm(y, x, T, H, w_in, eps);
 
     printf("第 0 层的输入：%s %s，查词向量得到形状 (%d, %d)\n", label, ids_str(ids.ids, T, a, sizeof a), T, H);
-    printf("RMSNorm：y = x / sqrt(mean(x²) + %g) · (1 + w)。每个 token 的均方根 RMS = sqrt(mean(x²))：\n", eps);
+    printf("RMSNorm：y = x / sqrt(mean(x²) + %g) · (1 + w)。每个 token 的均方根 RMS = sqrt(mean(x²))：\n",
+           c->rms_norm_eps);
     int shown = T <= 16 ? T : 12;
     for (int t = 0; t < T; t++) {
         rms_before[t] = (float)rms_of(x + (size_t)t * H, H);

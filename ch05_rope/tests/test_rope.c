@@ -78,6 +78,18 @@ START_TEST(test_full_config_frequencies) {
     /* the slowest pair: 1e7^(−62/64); its wavelength 2π·1e7^(62/64) ≈ 3.79e7 tokens */
     ck_assert_double_eq_tol(2 * M_PI / rt.inv_freq[31], 2 * M_PI * pow(1e7, 62.0 / 64), 1e-3);
     for (int i = 1; i < 32; i++) ck_assert(rt.inv_freq[i] < rt.inv_freq[i - 1]);
+
+    /* Far positions keep their precision: at p = 200 000 the angle of pair 0 is
+     * 200 000 rad, where float32 steps by 0.016; the table must still hold
+     * cos/sin of the exact angle (here in long double) to float32 rounding. */
+    rope_reserve(&rt, 200001);
+    const float *c = rope_cos(&rt, 200000), *s = rope_sin(&rt, 200000);
+    for (int i = 0; i < 32; i++) {
+        long double angle = 200000.0L * powl(1e7L, -2.0L * i / 64);
+        ck_assert_msg(fabsl(c[i] - cosl(angle)) < 1e-7L && fabsl(s[i] - sinl(angle)) < 1e-7L,
+                      "pair %d at 200000: cos %.9f sin %.9f, want %.9Lf %.9Lf", i, c[i], s[i], cosl(angle),
+                      sinl(angle));
+    }
     rope_free(&rt);
 }
 END_TEST
