@@ -58,13 +58,14 @@ static float *keep(Kept *k, const char *name, int ndim, const int64_t *shape) {
 }
 
 /* The pairs at which positions are compared: (query position, key position). */
-static const int placements[][2] = {{1, 0}, {11, 10}, {1001, 1000}, {10001, 10000},
-                                    {5, 0}, {1005, 1000}, {10005, 10000}, {100, 0}, {10100, 10000}};
+static const int placements[][2] = {{1, 0},       {11, 10},       {1001, 1000}, {10001, 10000}, {5, 0},
+                                    {1005, 1000}, {10005, 10000}, {100, 0},     {10100, 10000}};
 #define N_PLACEMENTS ((int)ARRAY_LEN(placements))
 
 /* Score of q at position m against k at position n: (R_m q) · (R_n k) / sqrt(d),
  * split into the part of the rotated dims and the part of the others. */
-static double score_at(const RopeTable *rt, const float *q, const float *k, int m, int n, double *rotated_part) {
+static double score_at(const RopeTable *rt, const float *q, const float *k, int m, int n,
+                       double *rotated_part) {
     int d = rt->head_dim;
     float *qm = xmalloc((size_t)d * sizeof(float)), *kn = xmalloc((size_t)d * sizeof(float)); /* [d] each */
     memcpy(qm, q, (size_t)d * sizeof(float));
@@ -90,12 +91,13 @@ static int query_and_key(const Checkpoint *ck, const float *emb, int tq, int tk,
     if (L < 0) die("%s/config.json: no full_attention layer, so no query and key to rotate", ck->dir);
     const LayerWeights *lw = &ck->weights.layers[L];
     int H = c->hidden_size, d = c->head_dim;
-    float *x = xmalloc((size_t)H * sizeof(float));                                /* [H] */
-    float *qg = xmalloc((size_t)lw->self_attn.q_proj->shape[0] * sizeof(float)); /* [heads · 2d]: query | gate per head */
+    float *x = xmalloc((size_t)H * sizeof(float)); /* [H] */
+    /* [heads · 2d]: per head d query values, then d gate values */
+    float *qg = xmalloc((size_t)lw->self_attn.q_proj->shape[0] * sizeof(float));
     float *kv = xmalloc((size_t)lw->self_attn.k_proj->shape[0] * sizeof(float)); /* [kv_heads · d] */
     rmsnorm(x, emb + (size_t)tq * H, 1, H, lw->input_layernorm, (float)c->rms_norm_eps);
     linear(lw->self_attn.q_proj, x, qg);
-    memcpy(q, qg, (size_t)d * sizeof(float)); /* head 0: its first d values are the query, the next d the gate */
+    memcpy(q, qg, (size_t)d * sizeof(float)); /* head 0's query (its gate follows) */
     rmsnorm(x, emb + (size_t)tk * H, 1, H, lw->input_layernorm, (float)c->rms_norm_eps);
     linear(lw->self_attn.k_proj, x, kv);
     memcpy(k, kv, (size_t)d * sizeof(float)); /* kv head 0 */
@@ -116,8 +118,9 @@ static void plot_wavelengths(const RopeTable *rt, int context, const PlotOptions
              context, context, context, context * 2.2);
     PlotSeries s = {"wavelength 2π / inv_freq[i]", pair, wave, half, PLOT_LINESPOINTS, "#1f77b4"};
     char title[128];
-    snprintf(title, sizeof title, "RoPE: how many tokens each of the %d pairs needs for one full turn (theta = %g)",
-             half, rt->theta);
+    snprintf(title, sizeof title,
+             "RoPE: how many tokens each of the %d pairs needs for one full turn (theta = %g)", half,
+             rt->theta);
     Plot p = {.name = "ch05_wavelength",
               .title = title,
               .xlabel = "pair i (dims i and i + half)",
@@ -147,13 +150,14 @@ static void plot_rotation(const RopeTable *rt, const PlotOptions *opt) {
         double f = rt->inv_freq[pairs[j]];
         for (int i = 0; i < FINE; i++) fine_p[i] = i / 10.0, fine_c[j][i] = cos(fine_p[i] * f);
         for (int p = 0; p <= N; p++) pos[p] = p, dots[j][p] = rope_cos(rt, p)[pairs[j]];
-        snprintf(titles[j], sizeof titles[j], "pair %d: cos(p · %.3g), one turn every %.3g tokens", pairs[j], f,
-                 2 * M_PI / f);
+        snprintf(titles[j], sizeof titles[j], "pair %d: cos(p · %.3g), one turn every %.3g tokens", pairs[j],
+                 f, 2 * M_PI / f);
         s[2 * j] = (PlotSeries){titles[j], fine_p, fine_c[j], FINE, PLOT_LINES, colors[j]};
         s[2 * j + 1] = (PlotSeries){NULL, pos, dots[j], N + 1, PLOT_POINTS, colors[j]};
     }
     Plot p = {.name = "ch05_rotation",
-              .title = "Pair i's vector (1, 0) rotated to position p: its first component (dots: token positions)",
+              .title =
+                  "Pair i's vector (1, 0) rotated to position p: its first component (dots: token positions)",
               .xlabel = "position p",
               .ylabel = "cos(p · inv_freq[i])",
               .xmin = 0,
@@ -181,10 +185,14 @@ int main(int argc, char **argv) {
             dump_path = argv[++i];
         } else if (strncmp(a, "--plot=", 7) == 0 || (strcmp(a, "--plot") == 0 && i + 1 < argc)) {
             const char *v = a[6] == '=' ? a + 7 : argv[++i];
-            if (strcmp(v, "png") == 0) plot = PLOT_PNG;
-            else if (strcmp(v, "ascii") == 0) plot = PLOT_ASCII;
-            else if (strcmp(v, "none") == 0) plot = PLOT_NONE;
-            else die("--plot is png, ascii or none, got '%s'", v);
+            if (strcmp(v, "png") == 0)
+                plot = PLOT_PNG;
+            else if (strcmp(v, "ascii") == 0)
+                plot = PLOT_ASCII;
+            else if (strcmp(v, "none") == 0)
+                plot = PLOT_NONE;
+            else
+                die("--plot is png, ascii or none, got '%s'", v);
         } else {
             die("unknown or incomplete option '%s' (see --help)", a);
         }
@@ -204,7 +212,8 @@ int main(int argc, char **argv) {
 
     /* one table for everything below: the sentence's positions and the far placements */
     int n_pos = T;
-    for (int i = 0; i < N_PLACEMENTS; i++) n_pos = placements[i][0] + 1 > n_pos ? placements[i][0] + 1 : n_pos;
+    for (int i = 0; i < N_PLACEMENTS; i++)
+        n_pos = placements[i][0] + 1 > n_pos ? placements[i][0] + 1 : n_pos;
     RopeTable rt;
     rope_init_config(&rt, c, n_pos);
     int half = rt.half;
@@ -212,24 +221,25 @@ int main(int argc, char **argv) {
     Kept kept = {0};
     stw_init(&kept.w);
     int64_t sT[1] = {T}, sHalf[1] = {half}, sTHalf[2] = {T, half}, sD[1] = {d}, sP[1] = {N_PLACEMENTS};
-    float *ids_f = keep(&kept, "ids", 1, sT);                             /* [T] */
-    float *inv_freq = keep(&kept, "rope.inv_freq", 1, sHalf);             /* [half] */
-    float *wavelength = keep(&kept, "rope.wavelength", 1, sHalf);         /* [half] */
-    float *cos_t = keep(&kept, "rope.cos", 2, sTHalf);                    /* [T, half] */
-    float *sin_t = keep(&kept, "rope.sin", 2, sTHalf);                    /* [T, half] */
-    float *q = keep(&kept, "rope_check.q", 1, sD);                        /* [d] before RoPE */
-    float *k = keep(&kept, "rope_check.k", 1, sD);                        /* [d] before RoPE */
-    float *scores = keep(&kept, "rope_check.score", 1, sP);               /* [placements] */
-    float *qpos = keep(&kept, "rope_check.query_position", 1, sP);        /* [placements] */
-    float *kpos = keep(&kept, "rope_check.key_position", 1, sP);          /* [placements] */
+    float *ids_f = keep(&kept, "ids", 1, sT);                      /* [T] */
+    float *inv_freq = keep(&kept, "rope.inv_freq", 1, sHalf);      /* [half] */
+    float *wavelength = keep(&kept, "rope.wavelength", 1, sHalf);  /* [half] */
+    float *cos_t = keep(&kept, "rope.cos", 2, sTHalf);             /* [T, half] */
+    float *sin_t = keep(&kept, "rope.sin", 2, sTHalf);             /* [T, half] */
+    float *q = keep(&kept, "rope_check.q", 1, sD);                 /* [d] before RoPE */
+    float *k = keep(&kept, "rope_check.k", 1, sD);                 /* [d] before RoPE */
+    float *scores = keep(&kept, "rope_check.score", 1, sP);        /* [placements] */
+    float *qpos = keep(&kept, "rope_check.query_position", 1, sP); /* [placements] */
+    float *kpos = keep(&kept, "rope_check.key_position", 1, sP);   /* [placements] */
     for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
 
     /* ---- 1. which dims rotate ---- */
-    printf("RoPE 只转每个头的一部分：head_dim %d × partial_rotary_factor %g = 前 %d 维转，后 %d 维原样不动\n", d,
-           c->partial_rotary_factor, rt.rotary_dim, d - rt.rotary_dim);
-    printf("  %d 维配成 %d 对，rotate-half：第 i 维和第 i + %d 维是一对（不是相邻的两维），i = 0..%d\n", rt.rotary_dim,
-           half, half, half - 1);
-    printf("  位置 p 上第 i 对转 p · inv_freq[i] 弧度，inv_freq[i] = %.0f^(-2i/%d)\n", rt.theta, rt.rotary_dim);
+    printf("RoPE 只转每个头的一部分：head_dim %d × partial_rotary_factor %g = 前 %d 维转，后 %d 维原样不动\n",
+           d, c->partial_rotary_factor, rt.rotary_dim, d - rt.rotary_dim);
+    printf("  %d 维配成 %d 对，rotate-half：第 i 维和第 i + %d 维是一对（不是相邻的两维），i = 0..%d\n",
+           rt.rotary_dim, half, half, half - 1);
+    printf("  位置 p 上第 i 对转 p · inv_freq[i] 弧度，inv_freq[i] = %.0f^(-2i/%d)\n", rt.theta,
+           rt.rotary_dim);
 
     /* ---- 2. the frequencies and wavelengths ---- */
     printf("%d 对的频率（弧度/token）和波长 2π / inv_freq（转一整圈要多少个 token）：\n", half);
@@ -241,7 +251,8 @@ int main(int argc, char **argv) {
     for (int r = 0; r < rows; r++) {
         printf("  第 %2d 对 %-9.3g 波长 %-9.3g", r, rt.inv_freq[r], 2 * M_PI / rt.inv_freq[r]);
         if (r + rows < half)
-            printf("    第 %2d 对 %-9.3g 波长 %.3g", r + rows, rt.inv_freq[r + rows], 2 * M_PI / rt.inv_freq[r + rows]);
+            printf("    第 %2d 对 %-9.3g 波长 %.3g", r + rows, rt.inv_freq[r + rows],
+                   2 * M_PI / rt.inv_freq[r + rows]);
         printf("\n");
     }
     int context = c->max_position_embeddings, beyond = 0;
@@ -257,7 +268,8 @@ int main(int argc, char **argv) {
         memcpy(cos_t + (size_t)t * half, rope_cos(&rt, t), (size_t)half * sizeof(float));
         memcpy(sin_t + (size_t)t * half, rope_sin(&rt, t), (size_t)half * sizeof(float));
     }
-    printf("cos、sin 每个位置只算一次：%s 在位置 0..%d，表的形状 (%d, %d)，%d 个 query 头和 %d 个 key 头共用这一张\n",
+    printf("cos、sin 每个位置只算一次：%s 在位置 0..%d，表的形状 (%d, %d)，%d 个 query 头和 %d 个 key "
+           "头共用这一张\n",
            label, T - 1, T, half, c->num_attention_heads, c->num_key_value_heads);
 
     /* ---- 4. only the distance counts ---- */
@@ -265,7 +277,8 @@ int main(int argc, char **argv) {
     if (!sentence_embed(&ck, ids.ids, T, emb, &err)) die("%s", err.msg);
     int tq = T > 1 ? 1 : 0;
     int L = query_and_key(&ck, emb, tq, 0, q, k);
-    printf("只看距离：第 %d 层（第一个全注意力层）给第 %d 个 token 算出 query（头 0）、给第 0 个 token 算出 key（KV 头 0），"
+    printf("只看距离：第 %d 层（第一个全注意力层）给第 %d 个 token 算出 query（头 0）、给第 0 个 token 算出 "
+           "key（KV 头 0），"
            "放到不同位置上打分 q·k / sqrt(%d)：\n",
            L, tq, d);
     double same_distance_spread = 0;

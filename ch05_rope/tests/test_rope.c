@@ -105,7 +105,8 @@ static void fixture_open(Fixture *f) {
     Error err;
     const char *tiny = getenv("TINY") ? getenv("TINY") : "build/tiny";
     ck_assert_msg(st_open(&f->golden, GOLDEN, &err), "%s", err.msg);
-    ck_assert_msg(ckpt_open(&f->ck, tiny, &err), "%s (the tiny checkpoint is written by `make test`)", err.msg);
+    ck_assert_msg(ckpt_open(&f->ck, tiny, &err), "%s (the tiny checkpoint is written by `make test`)",
+                  err.msg);
 }
 
 static void fixture_close(Fixture *f) {
@@ -117,8 +118,8 @@ static void fixture_close(Fixture *f) {
 static float *golden(const Fixture *f, const char *name, int64_t numel) {
     const Tensor *t = st_find(&f->golden, name);
     ck_assert_msg(t, "%s: no tensor %s", GOLDEN, name);
-    ck_assert_msg(t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name, (long long)t->numel,
-                  (long long)numel);
+    ck_assert_msg(t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name,
+                  (long long)t->numel, (long long)numel);
     float *v = xmalloc((size_t)numel * sizeof(float));
     tensor_read_f32(t, 0, numel, v);
     return v;
@@ -182,9 +183,9 @@ START_TEST(test_attention_q_k_vs_golden) {
 
     /* keys: project the golden layer input with W_k, then norm and rotate */
     snprintf(name, sizeof name, "layer.%d.input_norm", layer);
-    float *x = golden(&f, name, (int64_t)T * H); /* [T, H] */
+    float *x = golden(&f, name, (int64_t)T * H);             /* [T, H] */
     float *k = xmalloc((size_t)T * Hkv * d * sizeof(float)); /* [T, Hkv, d] */
-    float *wrow = xmalloc((size_t)H * sizeof(float));       /* [H] */
+    float *wrow = xmalloc((size_t)H * sizeof(float));        /* [H] */
     for (int o = 0; o < Hkv * d; o++) {
         tensor_read_f32(aw->k_proj, (int64_t)o * H, H, wrow);
         for (int t = 0; t < T; t++) {
@@ -240,12 +241,13 @@ START_TEST(test_relative_position) {
     for (size_t p = 0; p < ARRAY_LEN(pairs); p++) {
         double s = dot_at(&rt, q, k, pairs[p][0], pairs[p][1]);
         /* float32 cos/sin (relative 6e−8) on 64 products of size ~1: well under 1e−4 */
-        ck_assert_msg(fabs(s - base) < 1e-4, "q·k at (%d, %d) = %.7f, at (3, 0) = %.7f", pairs[p][0], pairs[p][1], s,
-                      base);
+        ck_assert_msg(fabs(s - base) < 1e-4, "q·k at (%d, %d) = %.7f, at (3, 0) = %.7f", pairs[p][0],
+                      pairs[p][1], s, base);
     }
     /* ... and a different distance a different one (so the check above can fail) */
     double other = dot_at(&rt, q, k, 4, 0);
-    ck_assert_msg(fabs(other - base) > 1e-2, "q·k at distance 4 (%.7f) equals distance 3 (%.7f)", other, base);
+    ck_assert_msg(fabs(other - base) > 1e-2, "q·k at distance 4 (%.7f) equals distance 3 (%.7f)", other,
+                  base);
     /* at distance 0 the rotation cancels: the score is the plain q·k */
     double plain = 0;
     for (int i = 0; i < 256; i++) plain += (double)q[i] * k[i];
