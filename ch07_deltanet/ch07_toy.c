@@ -31,8 +31,8 @@
 #include "torch_rng.h"
 #include "util.h"
 
-#define D 2      /* parts 1-2: the hand-sized table is [2, 2] */
-#define DK 128   /* part 4: key and value size of one Qwen3.5 head, the table is [128, 128] */
+#define D    2   /* parts 1-2: the hand-sized table is [2, 2] */
+#define DK   128 /* part 4: key and value size of one Qwen3.5 head, the table is [128, 128] */
 #define ENDS 16  /* part 4 looks at the 16 pairs written last and first */
 
 /* ---- parts 1-3: the table by hand --------------------------------------------- */
@@ -88,7 +88,8 @@ static void parts_1_to_3(void) {
     const char *names[3] = {"线性注意力", "DeltaNet", "Gated DeltaNet（α = 0.5）"};
     const float *tables[3] = {linear, delta, gated};
     for (int i = 0; i < 3; i++)
-        printf("2. %s：读 k1 得 %s，读 k2 得 %s\n", names[i], read_r(a, tables[i], k1), read_r(b, tables[i], k2));
+        printf("2. %s：读 k1 得 %s，读 k2 得 %s\n", names[i], read_r(a, tables[i], k1),
+               read_r(b, tables[i], k2));
 
     /* 3. decay: content that is not written again is multiplied by α every step */
     const double alphas[3] = {1.0, 0.9, 0.5};
@@ -113,12 +114,12 @@ typedef struct {
 /* For the figures: errors measured after selected numbers of writes, and the
  * error of every pair at the end. All pointers may be NULL. */
 typedef struct {
-    const int *at;        /* [npoints] measure after this many writes (increasing) */
+    const int *at; /* [npoints] measure after this many writes (increasing) */
     int npoints;
-    double *plain_at;     /* [npoints] mean error of the pairs written so far */
-    double *delta_at;     /* [npoints] */
-    float *plain_pair;    /* [n] error of each pair after all n writes */
-    float *delta_pair;    /* [n] */
+    double *plain_at;  /* [npoints] mean error of the pairs written so far */
+    double *delta_at;  /* [npoints] */
+    float *plain_pair; /* [n] error of each pair after all n writes */
+    float *delta_pair; /* [n] */
 } CapacityTrace;
 
 /* ‖Mᵀk − v‖ / ‖v‖: how far the value read back with key k is from the v that was
@@ -152,10 +153,10 @@ static Capacity fill(const float *K, const float *V, int n, CapacityTrace *trace
     int point = 0;
     for (int t = 0; t < n; t++) {
         const float *k = K + (size_t)t * DK, *v = V + (size_t)t * DK;
-        la_add_outer(plain, 1.0f, k, DK, v, DK);      /* plain: add k vᵀ */
-        la_matvec_t(pred, dlt, DK, DK, k);            /* delta rule: what the table holds for k … */
+        la_add_outer(plain, 1.0f, k, DK, v, DK); /* plain: add k vᵀ */
+        la_matvec_t(pred, dlt, DK, DK, k);       /* delta rule: what the table holds for k … */
         for (int j = 0; j < DK; j++) diff[j] = v[j] - pred[j];
-        la_add_outer(dlt, 1.0f, k, DK, diff, DK);     /* … and write only the difference */
+        la_add_outer(dlt, 1.0f, k, DK, diff, DK); /* … and write only the difference */
         if (trace && point < trace->npoints && trace->at[point] == t + 1) {
             /* the tables now hold exactly the first t + 1 pairs: that experiment's error */
             trace->plain_at[point] = mean_error(plain, K, V, 0, t + 1, NULL);
@@ -223,8 +224,11 @@ static void print_part_4(const Capacity result[1 + N_RANDOM]) {
            pct(b, result[0].delta));
     for (int i = 0; i < N_RANDOM; i++) {
         const Capacity *x = &result[1 + i];
+        /* the book's line, kept whole */
+        /* clang-format off */
         printf("   %d 个随机 key：线性注意力误差 %s，delta 规则 %s（其中最后写的 16 个 %s，最早写的 16 个 %s）\n",
                random_sizes[i], pct(a, x->plain), pct(b, x->delta), pct(c, x->last), pct(d, x->first));
+        /* clang-format on */
     }
 }
 
@@ -235,8 +239,8 @@ static const int curve_at[] = {16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 
 #define CURVE_POINTS ((int)ARRAY_LEN(curve_at))
 
 /* One colour per write rule in every figure. */
-#define COLOR_LINEAR "#1f77b4"
-#define COLOR_DELTA "#d95f02"
+#define COLOR_LINEAR      "#1f77b4"
+#define COLOR_DELTA       "#d95f02"
 #define COLOR_DELTA_LIGHT "#fdb97d"
 
 static void plot_decay(const PlotOptions *opt) {
@@ -262,23 +266,32 @@ static void plot_decay(const PlotOptions *opt) {
             py_format(text, sizeof text, v, j ? ".3g" : ".3f");
             px[2 * i + j] = steps, py[2 * i + j] = v;
             /* after 50 steps: above left; after 10: above for α = 1, below otherwise */
-            const char *place = j ? "right offset -1.2, 0.9" : i == 0 ? "left offset 1.2, 0.9" : "left offset 1.2, -0.9";
+            const char *place = j        ? "right offset -1.2, 0.9"
+                                : i == 0 ? "left offset 1.2, 0.9"
+                                         : "left offset 1.2, -0.9";
             l += sprintf(l, "set label '%s' at %d, %.9g %s\n", text, steps, v, place);
         }
     }
     PlotSeries series[NA + 1];
-    for (int a = 0; a < NA; a++) series[a] = (PlotSeries){titles[a], t, y[a], STEPS + 1, PLOT_LINES, colors[a]};
+    for (int a = 0; a < NA; a++)
+        series[a] = (PlotSeries){titles[a], t, y[a], STEPS + 1, PLOT_LINES, colors[a]};
     series[NA] = (PlotSeries){"printed in part 3", px, py, 6, PLOT_MARKS, "#000000"};
     Plot p = {.name = "ch07_decay",
               .title = "Decay: the share of old content left after t steps is α^t",
               .xlabel = "steps since it was last written (t)",
               .ylabel = "old content left (log scale)",
-              .logy = true, .xmin = 0, .xmax = STEPS + 2, .ymin = 1e-17, .ymax = 20,
-              .key = "bottom left", .extra = labels};
+              .logy = true,
+              .xmin = 0,
+              .xmax = STEPS + 2,
+              .ymin = 1e-17,
+              .ymax = 20,
+              .key = "bottom left",
+              .extra = labels};
     plot_lines(&p, series, NA + 1, opt);
 }
 
-static void plot_capacity(const CapacityTrace *tr, const Capacity result[1 + N_RANDOM], const PlotOptions *opt) {
+static void plot_capacity(const CapacityTrace *tr, const Capacity result[1 + N_RANDOM],
+                          const PlotOptions *opt) {
     double n[CURVE_POINTS], plain[CURVE_POINTS], delta[CURVE_POINTS];
     for (int i = 0; i < CURVE_POINTS; i++)
         n[i] = curve_at[i], plain[i] = 100 * tr->plain_at[i], delta[i] = 100 * tr->delta_at[i];
@@ -298,7 +311,12 @@ static void plot_capacity(const CapacityTrace *tr, const Capacity result[1 + N_R
               .title = "How much one 128 x 128 table holds: mean error when every pair is read back",
               .xlabel = "pairs (k, v) written (curves: the first n of the 1024 random keys; log scale)",
               .ylabel = "mean read-back error |Sᵀk - v| / |v|  (%)",
-              .logx = true, .xmin = 12, .xmax = 1400, .ymin = -10, .ymax = 320, .key = "top left",
+              .logx = true,
+              .xmin = 12,
+              .xmax = 1400,
+              .ymin = -10,
+              .ymax = 320,
+              .key = "top left",
               .extra = "set arrow from 128, graph 0 to 128, graph 1 nohead dashtype 2\n"
                        "set label 'd_k = 128' at 135, graph 0.55\n"
                        "set label '128 orthogonal keys: 0%' at 135, 6"};
@@ -317,7 +335,8 @@ static void moving_average(double *out, const float *x, int n, int window) {
 
 static void plot_position(const CapacityTrace *tr, int n, const PlotOptions *opt) {
     double *pos = xmalloc((size_t)n * sizeof *pos), *delta = xmalloc((size_t)n * sizeof *delta);
-    double *delta_avg = xmalloc((size_t)n * sizeof *delta_avg), *plain_avg = xmalloc((size_t)n * sizeof *plain_avg);
+    double *delta_avg = xmalloc((size_t)n * sizeof *delta_avg),
+           *plain_avg = xmalloc((size_t)n * sizeof *plain_avg);
     for (int i = 0; i < n; i++) pos[i] = i + 1, delta[i] = 100.0 * tr->delta_pair[i];
     moving_average(delta_avg, tr->delta_pair, n, 32);
     moving_average(plain_avg, tr->plain_pair, n, 32);
@@ -331,7 +350,11 @@ static void plot_position(const CapacityTrace *tr, int n, const PlotOptions *opt
               .title = "Which pairs the table still knows: 1024 random keys, error by write position",
               .xlabel = "write position (1 = written first, 1024 = written last)",
               .ylabel = "read-back error |Sᵀk - v| / |v|  (%)",
-              .xmin = 0, .xmax = n + 1, .ymin = 0, .ymax = 320, .key = "bottom left"};
+              .xmin = 0,
+              .xmax = n + 1,
+              .ymin = 0,
+              .ymax = 320,
+              .key = "bottom left"};
     plot_lines(&p, series, 3, opt);
     free(pos), free(delta), free(delta_avg), free(plain_avg);
 }
@@ -389,10 +412,14 @@ static Options parse_args(int argc, char **argv) {
             if (!*v || *end || v[0] == '-' || v[0] == '+' || errno == ERANGE)
                 die("--seed needs a whole number from 0 to 18446744073709551615, got '%s'", v);
         } else if ((v = option_value("--plot", argc, argv, &i))) {
-            if (strcmp(v, "png") == 0) o.plot = PLOT_PNG;
-            else if (strcmp(v, "ascii") == 0) o.plot = PLOT_ASCII;
-            else if (strcmp(v, "none") == 0) o.plot = PLOT_NONE;
-            else die("--plot is png, ascii or none, got '%s'", v);
+            if (strcmp(v, "png") == 0)
+                o.plot = PLOT_PNG;
+            else if (strcmp(v, "ascii") == 0)
+                o.plot = PLOT_ASCII;
+            else if (strcmp(v, "none") == 0)
+                o.plot = PLOT_NONE;
+            else
+                die("--plot is png, ascii or none, got '%s'", v);
         } else if ((v = option_value("--rng", argc, argv, &i))) {
             if (!rng_variant_parse(v, &o.rng)) die("--rng is x86 or libm, got '%s'", v);
         } else {

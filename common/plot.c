@@ -59,8 +59,10 @@ static char *find_gnuplot(void) {
     char *dirs = xstrdup(path), *save = NULL, *found = NULL;
     for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
         char *candidate = path_join(*d ? d : ".", "gnuplot");
-        if (access(candidate, X_OK) == 0 && is_file(candidate)) found = candidate;
-        else free(candidate);
+        if (access(candidate, X_OK) == 0 && is_file(candidate))
+            found = candidate;
+        else
+            free(candidate);
     }
     free(dirs);
     return found;
@@ -144,25 +146,26 @@ static void add_png_head(Text *t, const Plot *p, const Files *f, const PlotOptio
     int w = opt->png_width ? opt->png_width : 900, h = opt->png_height ? opt->png_height : 560;
     text_add(t, "# %s, drawn by %s. Redraw the PNG with: gnuplot %s\n", p->name, program_name(), f->gp);
     text_add(t, "set encoding utf8\n");
-    text_add(t, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-                "    set terminal pngcairo size %d,%d noenhanced font ',11'\n"
-                "} else {\n"
-                "    set terminal png size %d,%d noenhanced\n"
-                "}\n",
+    text_add(t,
+             "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+             "    set terminal pngcairo size %d,%d noenhanced font ',11'\n"
+             "} else {\n"
+             "    set terminal png size %d,%d noenhanced\n"
+             "}\n",
              w, h, w, h);
     text_add(t, "set output "), text_add_quoted(t, f->png), text_add(t, "\n");
     text_add(t, "set grid\n"); /* only in the PNG: in the terminal the dots would drown the curves */
 }
 
 static void add_dumb_head(Text *t, const PlotOptions *opt) {
-    text_add(t, "set encoding utf8\nset terminal dumb size %d,%d noenhanced\nset output\n", opt->cols ? opt->cols : 100,
-             opt->rows ? opt->rows : 32);
+    text_add(t, "set encoding utf8\nset terminal dumb size %d,%d noenhanced\nset output\n",
+             opt->cols ? opt->cols : 100, opt->rows ? opt->rows : 32);
 }
 
 /* Writes NAME.dat and NAME.gp, runs gnuplot for the PNG and, in ASCII mode,
  * for the terminal. ascii_done says the caller already drew the ASCII version. */
-static PlotStatus draw(const Plot *p, const Files *f, const char *data, const char *body, const PlotOptions *opt,
-                       bool ascii_done) {
+static PlotStatus draw(const Plot *p, const Files *f, const char *data, const char *body,
+                       const PlotOptions *opt, bool ascii_done) {
     Error err;
     if (!make_dirs(f->dir, &err) || !write_file(f->dat, data, strlen(data), &err)) {
         fprintf(stderr, "%s: plot %s not drawn: %s\n", program_name(), p->name, err.msg);
@@ -176,8 +179,10 @@ static PlotStatus draw(const Plot *p, const Files *f, const char *data, const ch
     char *exe = ok ? find_gnuplot() : NULL;
     PlotStatus status = ok ? PLOT_WRITTEN : PLOT_FAILED;
     if (ok && !exe) {
-        fprintf(stderr, "%s: gnuplot not found, skipped %s (install gnuplot, e.g. apt-get install gnuplot-nox)\n",
-                program_name(), f->png);
+        fprintf(stderr,
+                "%s: gnuplot not found, skipped %s%s (install gnuplot, e.g. apt-get install gnuplot-nox)\n",
+                program_name(), f->png,
+                opt->mode == PLOT_ASCII && !ascii_done ? " and its terminal drawing" : "");
         status = PLOT_SKIPPED;
     } else if (ok && !run_gnuplot(exe, script.s, -1)) {
         fprintf(stderr, "%s: gnuplot failed on %s, no %s\n", program_name(), f->gp, f->png);
@@ -206,11 +211,16 @@ static PlotStatus draw(const Plot *p, const Files *f, const char *data, const ch
 
 static const char *style_words(PlotStyle s) {
     switch (s) {
-    case PLOT_POINTS: return "with points pt 7 ps 0.7";
-    case PLOT_LINESPOINTS: return "with linespoints lw 2 pt 7 ps 0.8";
-    case PLOT_DOTS: return "with points pt 7 ps 0.25";
-    case PLOT_MARKS: return "with points pt 6 ps 2 lw 2";
-    default: return "with lines lw 2";
+    case PLOT_POINTS:
+        return "with points pt 7 ps 0.7";
+    case PLOT_LINESPOINTS:
+        return "with linespoints lw 2 pt 7 ps 0.8";
+    case PLOT_DOTS:
+        return "with points pt 7 ps 0.25";
+    case PLOT_MARKS:
+        return "with points pt 6 ps 2 lw 2";
+    default:
+        return "with lines lw 2";
     }
 }
 
@@ -228,8 +238,10 @@ PlotStatus plot_lines(const Plot *p, const PlotSeries *series, int nseries, cons
         text_add(&data, "# %s\n", series[s].title ? series[s].title : "");
         for (int i = 0; i < series[s].n; i++) {
             double x = series[s].x ? series[s].x[i] : i, y = series[s].y[i];
-            if (isfinite(y)) text_add(&data, "%.9g %.9g\n", x, y);
-            else text_add(&data, "%.9g NaN\n", x);
+            if (isfinite(y))
+                text_add(&data, "%.9g %.9g\n", x, y);
+            else
+                text_add(&data, "%.9g NaN\n", x);
         }
         text_add(&data, "\n\n");
     }
@@ -243,9 +255,12 @@ PlotStatus plot_lines(const Plot *p, const PlotSeries *series, int nseries, cons
         if (s) text_add(&body, ", \\\n     ");
         text_add_quoted(&body, s == 0 ? f.dat : "");
         text_add(&body, " index %d using 1:2 %s ", s, style_words(series[s].style));
-        if (series[s].color) text_add(&body, "lc rgb "), text_add_quoted(&body, series[s].color), text_add(&body, " ");
-        if (series[s].title) text_add(&body, "title "), text_add_quoted(&body, series[s].title);
-        else text_add(&body, "notitle");
+        if (series[s].color)
+            text_add(&body, "lc rgb "), text_add_quoted(&body, series[s].color), text_add(&body, " ");
+        if (series[s].title)
+            text_add(&body, "title "), text_add_quoted(&body, series[s].title);
+        else
+            text_add(&body, "notitle");
     }
     text_add(&body, "\n");
 
@@ -324,20 +339,25 @@ PlotStatus plot_heatmap(const Plot *p, const float *m, int rows, int cols, const
     for (int r = 0; r < rows; r++) {
         for (int c = 0; c < cols; c++) {
             float v = m[(size_t)r * cols + c];
-            if (isfinite(v)) text_add(&data, "%d %d %.7g\n", c, r, v);
-            else text_add(&data, "%d %d NaN\n", c, r);
+            if (isfinite(v))
+                text_add(&data, "%d %d %.7g\n", c, r, v);
+            else
+                text_add(&data, "%d %d NaN\n", c, r);
         }
         text_add(&data, "\n");
     }
 
     Text body = {0};
     add_axes(&body, p);
-    text_add(&body, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", cols - 1, rows - 1); /* row 0 on top */
+    text_add(&body, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", cols - 1,
+             rows - 1); /* row 0 on top */
+    text_add(&body, "unset grid\n");
     text_add(&body, "set palette defined (0 '#fff7ec', 0.35 '#fc8d59', 0.7 '#b30000', 1 '#4a0000')\n");
     add_tics(&body, "x", col_labels, cols);
     add_tics(&body, "y", row_labels, rows);
     if (p->extra) text_add(&body, "%s\n", p->extra);
-    text_add(&body, "plot "), text_add_quoted(&body, f.dat), text_add(&body, " using 1:2:3 with image notitle\n");
+    text_add(&body, "plot "), text_add_quoted(&body, f.dat),
+        text_add(&body, " using 1:2:3 with image notitle\n");
 
     bool ascii = opt->mode == PLOT_ASCII;
     if (ascii) { /* the dumb terminal cannot show colours: draw it ourselves */

@@ -38,33 +38,33 @@ typedef enum {
 
 /* One curve: n points (x[i], y[i]). */
 typedef struct {
-    const char *title;  /* legend entry (NULL: none) */
-    const double *x;    /* [n]; NULL means 0, 1, …, n-1 */
-    const double *y;    /* [n]; NaN leaves a gap */
+    const char *title; /* legend entry (NULL: none) */
+    const double *x;   /* [n]; NULL means 0, 1, …, n-1 */
+    const double *y;   /* [n]; NaN leaves a gap */
     int n;
     PlotStyle style;
-    const char *color;  /* e.g. "#1f77b4" or "dark-red"; NULL: gnuplot's next colour */
+    const char *color; /* e.g. "#1f77b4" or "dark-red"; NULL: gnuplot's next colour */
 } PlotSeries;
 
 /* What a figure shows. Zero-initialize and fill what you need. */
 typedef struct {
-    const char *name;           /* file name stem, e.g. "ch07_decay" */
+    const char *name; /* file name stem, e.g. "ch07_decay" */
     const char *title;
     const char *xlabel, *ylabel;
     bool logx, logy;
-    double xmin, xmax;          /* axis range; min == max means automatic */
+    double xmin, xmax; /* axis range; min == max means automatic */
     double ymin, ymax;
-    const char *key;            /* legend position, gnuplot words ("top right", "outside"); NULL: "top right" */
-    const char *extra;          /* more gnuplot commands (e.g. "set arrow …"), or NULL */
+    const char *key;   /* legend position, gnuplot words ("top right", "outside"); NULL: "top right" */
+    const char *extra; /* more gnuplot commands (e.g. "set arrow …"), or NULL */
 } Plot;
 
 /* Where and how. Zero-initialize for the defaults; a NULL PlotOptions means PLOT_PNG. */
 typedef struct {
     PlotMode mode;
-    const char *dir;            /* output folder; NULL: "plots" (relative to the current folder) */
-    FILE *terminal;             /* PLOT_ASCII drawing goes here; NULL: stderr */
-    int png_width, png_height;  /* 0: 900 x 560 pixels */
-    int cols, rows;             /* terminal size of the ASCII drawing; 0: 100 x 32 */
+    const char *dir;           /* output folder; NULL: "plots" (relative to the current folder) */
+    FILE *terminal;            /* PLOT_ASCII drawing goes here; NULL: stderr */
+    int png_width, png_height; /* 0: 900 x 560 pixels */
+    int cols, rows;            /* terminal size of the ASCII drawing; 0: 100 x 32 */
 } PlotOptions;
 
 typedef enum {

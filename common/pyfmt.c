@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Longest body we build; a precision above this is rejected. */
-#define BODY_MAX 1400
+/* A precision above PRECISION_MAX is rejected, so that the longest number text
+ * fits BODY_MAX: 309 integer digits of the largest double, 103 group separators,
+ * the point, 1000 decimals and a '%'. */
 #define PRECISION_MAX 1000
+#define BODY_MAX      1500
 
 /* Copies text into buf like snprintf would and returns its full length. */
 static int put(char *buf, size_t size, const char *text) {
@@ -146,8 +148,8 @@ static bool increment_digits(char *d, int len) {
 
 double py_round(double x, int ndigits) {
     if (!isfinite(x) || x == 0.0) return x;
-    if (ndigits > 323) return x;          /* finer than any double's last digit */
-    if (ndigits < -308) return 0.0 * x;   /* coarser than the largest double: a signed 0 */
+    if (ndigits > 323) return x;        /* finer than any double's last digit */
+    if (ndigits < -308) return 0.0 * x; /* coarser than the largest double: a signed 0 */
     char text[BODY_MAX];
     if (ndigits >= 0) {
         /* printf rounds the exact binary value, ties to even: just what Python does */
@@ -169,8 +171,8 @@ double py_round(double x, int ndigits) {
     bool rest_nonzero = false;
     for (const char *c = text + head_len + 1; *c; c++)
         if (*c >= '1' && *c <= '9') rest_nonzero = true;
-    bool up = first > '5' || (first == '5' && (rest_nonzero ||
-                                               (head_len > 0 && (text[head_len - 1] - '0') % 2 == 1)));
+    bool up = first > '5' ||
+              (first == '5' && (rest_nonzero || (head_len > 0 && (text[head_len - 1] - '0') % 2 == 1)));
     char digits[BODY_MAX];
     memcpy(digits, text, (size_t)head_len);
     digits[head_len] = '\0';
@@ -183,7 +185,7 @@ double py_round(double x, int ndigits) {
 /* ---- format(x, spec) --------------------------------------------------------- */
 
 typedef struct {
-    char fill[5];  /* one character, UTF-8 */
+    char fill[5]; /* one character, UTF-8 */
     bool has_fill;
     char align;    /* 0 (default), '<', '>', '^', '=' */
     char sign;     /* '-', '+', ' ' */
@@ -234,7 +236,7 @@ static bool parse_spec(const char *s, Spec *p) {
     }
     if (*s) p->type = *s++;
     if (*s) return false; /* anything after the type */
-    if (p->zero) { /* '0' means: pad with zeros after the sign, unless told otherwise */
+    if (p->zero) {        /* '0' means: pad with zeros after the sign, unless told otherwise */
         if (!p->has_fill) strcpy(p->fill, "0");
         if (!p->align) p->align = '=';
         if (p->group) return false; /* zero padding through the grouping: not supported */
@@ -290,14 +292,20 @@ static int pad_and_put(char *buf, size_t size, const Spec *p, const char *sign, 
  * printf's %g, whose '#' form drops zeros when rounding carries: 999.5 → "1.e+03".) */
 static void format_general(char *body, size_t cap, double ax, int prec, bool alt, bool none_type) {
     if (prec == 0) prec = 1;
-    snprintf(body, cap, alt ? "%#.*e" : "%.*e", prec - 1, ax); /* rounded to prec digits: fixes the exponent */
+    snprintf(body, cap, alt ? "%#.*e" : "%.*e", prec - 1,
+             ax); /* rounded to prec digits: fixes the exponent */
     int exp10 = atoi(strchr(body, 'e') + 1);
     bool scientific = exp10 < -4 || exp10 >= (none_type ? prec - 1 : prec);
     if (!scientific) snprintf(body, cap, alt ? "%#.*f" : "%.*f", prec - 1 - exp10, ax);
     if (alt || !strchr(body, '.')) return;
     char *end = scientific ? strchr(body, 'e') : body + strlen(body), *m = end;
     while (m[-1] == '0') m--;
-    if (m[-1] == '.') m -= none_type && !scientific ? -1 : 1; /* 12. -> 12.0 or 12 */
+    if (m[-1] == '.') {
+        if (none_type && !scientific)
+            m++; /* keep one zero: 12.0 */
+        else
+            m--; /* drop the point: 12 */
+    }
     memmove(m, end, strlen(end) + 1);
 }
 
@@ -311,7 +319,7 @@ int py_format(char *buf, size_t size, double x, const char *spec) {
     bool upper = type == 'F' || type == 'E' || type == 'G';
     int prec = p.precision;
 
-    char body[BODY_MAX + 8];
+    char body[BODY_MAX];
     double ax = fabs(x);
     if (isnan(x) || isinf(x)) {
         strcpy(body, isnan(x) ? (upper ? "NAN" : "nan") : (upper ? "INF" : "inf"));
@@ -346,7 +354,8 @@ int py_format(char *buf, size_t size, double x, const char *spec) {
 
 int py_format_int(char *buf, size_t size, long long v, const char *spec) {
     Spec p;
-    if (!parse_spec(spec, &p) || p.precision >= 0 || p.z || (p.type && p.type != 'd')) return reject(buf, size);
+    if (!parse_spec(spec, &p) || p.precision >= 0 || p.z || (p.type && p.type != 'd'))
+        return reject(buf, size);
     char body[48];
     snprintf(body, sizeof body, "%llu", v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v);
     if (p.group) group_digits(body, p.group);

@@ -10,14 +10,15 @@
 
 /* ---- 1. The engine: MT19937 ------------------------------------------------ */
 
-#define MT_M 397
+#define MT_M      397
 #define MT_MATRIX 0x9908b0dfu
-#define MT_UPPER 0x80000000u
-#define MT_LOWER 0x7fffffffu
+#define MT_UPPER  0x80000000u
+#define MT_LOWER  0x7fffffffu
 
 void rng_seed(TorchRng *g, uint64_t seed) {
     g->mt[0] = (uint32_t)seed; /* PyTorch keeps only the low 32 bits */
-    for (uint32_t j = 1; j < RNG_MT_N; j++) g->mt[j] = 1812433253u * (g->mt[j - 1] ^ (g->mt[j - 1] >> 30)) + j;
+    for (uint32_t j = 1; j < RNG_MT_N; j++)
+        g->mt[j] = 1812433253u * (g->mt[j - 1] ^ (g->mt[j - 1] >> 30)) + j;
     g->next = RNG_MT_N; /* the first draw regenerates the whole state */
     g->has_cached_normal = false;
     g->cached_normal = 0.0;
@@ -31,9 +32,12 @@ void rng_init(TorchRng *g, uint64_t seed) {
 const char *rng_variant_name(RngVariant v) { return v == RNG_LIBM ? "libm" : "x86"; }
 
 bool rng_variant_parse(const char *name, RngVariant *out) {
-    if (strcmp(name, "x86") == 0) *out = RNG_X86;
-    else if (strcmp(name, "libm") == 0) *out = RNG_LIBM;
-    else return false;
+    if (strcmp(name, "x86") == 0)
+        *out = RNG_X86;
+    else if (strcmp(name, "libm") == 0)
+        *out = RNG_LIBM;
+    else
+        return false;
     return true;
 }
 
@@ -109,22 +113,22 @@ static float f32_from_bits(uint32_t u) {
  * polynomial in t = m - 1. log 2 is split into 0.693359375 (exact in a few bits)
  * minus 2.12194440e-4, so that e·log 2 loses nothing. */
 static float cephes_logf(float x) {
-    if (!(x > 0.0f)) return NAN;                  /* PyTorch's mask sets every bit: a NaN */
-    if (x < 0x1p-126f) x = 0x1p-126f;             /* denormals are cut off at the smallest normal */
+    if (!(x > 0.0f)) return NAN;      /* PyTorch's mask sets every bit: a NaN */
+    if (x < 0x1p-126f) x = 0x1p-126f; /* denormals are cut off at the smallest normal */
     uint32_t bits = f32_bits(x);
-    float e = (float)((int32_t)(bits >> 23) - 127); /* the binary exponent */
+    float e = (float)((int32_t)(bits >> 23) - 127);         /* the binary exponent */
     x = f32_from_bits((bits & ~0x7f800000u) | 0x3f000000u); /* m in [0.5, 1): exponent of 0.5 */
-    e = e + 1.0f;                                 /* x = m · 2^e with m in [0.5, 1) */
+    e = e + 1.0f;                                           /* x = m · 2^e with m in [0.5, 1) */
 
     /* Move m into [√½, √2): if m < √½, use 2m and one less in the exponent. */
     bool small = x < 0.707106781186547524f;
     float doubled = small ? x : 0.0f;
     x = x - 1.0f;
     e = e - (small ? 1.0f : 0.0f);
-    x = x + doubled;                              /* t = m - 1, or 2m - 1 */
+    x = x + doubled; /* t = m - 1, or 2m - 1 */
 
     float z = x * x;
-    float y = 7.0376836292E-2f;                   /* the polynomial, by Horner's rule */
+    float y = 7.0376836292E-2f; /* the polynomial, by Horner's rule */
     y = fmaf(y, x, -1.1514610310E-1f);
     y = fmaf(y, x, 1.1676998740E-1f);
     y = fmaf(y, x, -1.2420140846E-1f);
@@ -134,10 +138,10 @@ static float cephes_logf(float x) {
     y = fmaf(y, x, -2.4999993993E-1f);
     y = fmaf(y, x, 3.3333331174E-1f);
     y = y * x;
-    y = fmaf(y, z, e * -2.12194440e-4f);          /* t³·P(t) + e·(small part of log 2) */
-    y = fmaf(-z, 0.5f, y);                        /* - t²/2 */
+    y = fmaf(y, z, e * -2.12194440e-4f); /* t³·P(t) + e·(small part of log 2) */
+    y = fmaf(-z, 0.5f, y);               /* - t²/2 */
     x = x + y;
-    return fmaf(e, 0.693359375f, x);              /* + e·(large part of log 2) */
+    return fmaf(e, 0.693359375f, x); /* + e·(large part of log 2) */
 }
 
 /* sin x and cos x for x >= 0 (here θ in [0, 2π)), the Cephes way: j = the nearest
@@ -149,11 +153,11 @@ static void cephes_sincosf(float x, float *sin_out, float *cos_out) {
     x = fabsf(x);
 
     int32_t j = (int32_t)(x * 1.27323954473516f); /* x · 4/π, truncated */
-    j = (j + 1) & ~1;                               /* to the even octant boundary */
+    j = (j + 1) & ~1;                             /* to the even octant boundary */
     float y = (float)j;
 
-    uint32_t swap_sin = (uint32_t)(j & 4) << 29;   /* octants 4..7: sin changes sign */
-    bool sin_uses_sin_poly = (j & 2) == 0;         /* octants 0, 1, 4, 5 */
+    uint32_t swap_sin = (uint32_t)(j & 4) << 29; /* octants 4..7: sin changes sign */
+    bool sin_uses_sin_poly = (j & 2) == 0;       /* octants 0, 1, 4, 5 */
     uint32_t sign_cos = (uint32_t)(~(j - 2) & 4) << 29;
     sign_sin ^= swap_sin;
 
@@ -186,7 +190,7 @@ static void cephes_sincosf(float x, float *sin_out, float *cos_out) {
 /* Mean 0 and standard deviation 1, applied as PyTorch does (n·std + mean); this
  * changes nothing but a -0 into +0. */
 #define RANDN_MEAN 0.0f
-#define RANDN_STD 1.0f
+#define RANDN_STD  1.0f
 
 /* Box–Muller on one block of 16 uniforms, x86 variant. */
 static void box_muller_16_x86(float *d) {

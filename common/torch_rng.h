@@ -70,7 +70,7 @@ typedef struct {
     uint32_t mt[RNG_MT_N]; /* MT19937 state */
     int next;              /* index of the next word to hand out; RNG_MT_N = regenerate */
     bool has_cached_normal;
-    double cached_normal;  /* the r·sin θ half of the last double Box–Muller pair */
+    double cached_normal; /* the r·sin θ half of the last double Box–Muller pair */
     RngVariant variant;
 } TorchRng;
 

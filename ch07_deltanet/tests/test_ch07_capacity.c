@@ -60,8 +60,8 @@ START_TEST(pytorch_raw_values_for_several_seeds) {
         unsigned long long seed;
         int n;
         double want[4];
-        ck_assert_int_eq(sscanf(line, "%llu %d %lf %lf %lf %lf", &seed, &n, &want[0], &want[1], &want[2], &want[3]),
-                         6);
+        ck_assert_int_eq(
+            sscanf(line, "%llu %d %lf %lf %lf %lf", &seed, &n, &want[0], &want[1], &want[2], &want[3]), 6);
         if (seed != done_seed) capacity_experiment(seed, RNG_X86, result, NULL), done_seed = seed;
         char name[64];
         snprintf(name, sizeof name, "seed %llu, %d keys", seed, n);

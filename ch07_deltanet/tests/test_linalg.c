@@ -90,11 +90,11 @@ END_TEST
 static void check_qr(int m, int n) {
     TorchRng g;
     rng_init(&g, (uint64_t)(m * 1000 + n));
-    float *A = xmalloc((size_t)m * n * sizeof *A);  /* [m, n] */
-    float *Q = xmalloc((size_t)m * n * sizeof *Q);  /* [m, n] */
-    float *R = xmalloc((size_t)n * n * sizeof *R);  /* [n, n] */
+    float *A = xmalloc((size_t)m * n * sizeof *A);                                             /* [m, n] */
+    float *Q = xmalloc((size_t)m * n * sizeof *Q);                                             /* [m, n] */
+    float *R = xmalloc((size_t)n * n * sizeof *R);                                             /* [n, n] */
     float *QtQ = xmalloc((size_t)n * n * sizeof *QtQ), *I = xcalloc((size_t)n * n, sizeof *I); /* [n, n] */
-    float *QR = xmalloc((size_t)m * n * sizeof *QR); /* [m, n] */
+    float *QR = xmalloc((size_t)m * n * sizeof *QR);                                           /* [m, n] */
     rng_randn(&g, A, (int64_t)m * n);
     la_qr(Q, R, A, m, n);
     for (int i = 0; i < n; i++) {

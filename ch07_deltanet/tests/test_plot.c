@@ -148,7 +148,8 @@ START_TEST(heatmap) {
     ck_assert_ptr_nonnull(strstr(script, "set ytics ('The' 0, 'cat' 1, 'sat' 2)"));
     ck_assert_ptr_nonnull(strstr(script, "set yrange [2.5:-0.5]")); /* first query on top */
     /* the character ramp: max '@', min '.', masked ' ' */
-    ck_assert_msg(strstr(drawn, "       The |@   |\n") && strstr(drawn, "       sat |.:= |\n"), "drawn:\n%s", drawn);
+    ck_assert_msg(strstr(drawn, "       The |@   |\n") && strstr(drawn, "       sat |.:= |\n"), "drawn:\n%s",
+                  drawn);
     if (plot_have_gnuplot()) {
         ck_assert_int_eq(st, PLOT_WRITTEN);
         ck_assert(is_png(png));

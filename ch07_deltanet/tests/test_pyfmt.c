@@ -179,8 +179,8 @@ START_TEST(python_reference_cases) {
             ck_abort_msg("bad line in pyfmt_cases.txt: %s", line);
         }
         if (strcmp(got, want) != 0) {
-            printf("FAIL %s %s '%s': got '%s', Python '%s'\n", field[0], field[1], nf > 3 ? field[2] : "", got,
-                   want);
+            printf("FAIL %s %s '%s': got '%s', Python '%s'\n", field[0], field[1], nf > 3 ? field[2] : "",
+                   got, want);
             failures++;
         }
     }
@@ -189,7 +189,8 @@ START_TEST(python_reference_cases) {
     fflush(stdout);
     free(text);
     ck_assert_int_eq(failures, 0);
-    ck_assert_msg(counts[0] > 500 && counts[1] > 300 && counts[2] > 1000 && counts[3] > 50, "data file too short");
+    ck_assert_msg(counts[0] > 500 && counts[1] > 300 && counts[2] > 1000 && counts[3] > 50,
+                  "data file too short");
 }
 END_TEST
 

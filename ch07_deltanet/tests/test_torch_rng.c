@@ -91,7 +91,8 @@ static void check_dump(RngVariant variant, const char *path) {
         uint64_t seed;
         int64_t count;
         int used = 0;
-        int got = sscanf(line + 1, "case %15s %" SCNu64 " %127s %" SCNd64 "%n", kind, &seed, sizes, &count, &used);
+        int got =
+            sscanf(line + 1, "case %15s %" SCNu64 " %127s %" SCNd64 "%n", kind, &seed, sizes, &count, &used);
         ck_assert_msg(got == 4, "%s: bad case line near '%.40s'", path, line + 1);
         char *p = line + 1 + used;
         sscanf(p, " fnv1a64=%127[0-9a-f]", tail);
