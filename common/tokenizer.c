@@ -23,15 +23,28 @@ static int utf8_seq_len(const unsigned char *s, size_t n, int *valid_prefix) {
     unsigned char b = s[0];
     int len;
     unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (b < 0x80) { *valid_prefix = 1; return 1; }
-    if (b >= 0xC2 && b <= 0xDF) len = 2;
-    else if (b == 0xE0) len = 3, lo = 0xA0;
-    else if ((b >= 0xE1 && b <= 0xEC) || b == 0xEE || b == 0xEF) len = 3;
-    else if (b == 0xED) len = 3, hi = 0x9F;
-    else if (b == 0xF0) len = 4, lo = 0x90;
-    else if (b >= 0xF1 && b <= 0xF3) len = 4;
-    else if (b == 0xF4) len = 4, hi = 0x8F;
-    else { *valid_prefix = 1; return 0; } /* 80..C1, F5..FF never start a character */
+    if (b < 0x80) {
+        *valid_prefix = 1;
+        return 1;
+    }
+    if (b >= 0xC2 && b <= 0xDF)
+        len = 2;
+    else if (b == 0xE0)
+        len = 3, lo = 0xA0;
+    else if ((b >= 0xE1 && b <= 0xEC) || b == 0xEE || b == 0xEF)
+        len = 3;
+    else if (b == 0xED)
+        len = 3, hi = 0x9F;
+    else if (b == 0xF0)
+        len = 4, lo = 0x90;
+    else if (b >= 0xF1 && b <= 0xF3)
+        len = 4;
+    else if (b == 0xF4)
+        len = 4, hi = 0x8F;
+    else { /* 80..C1, F5..FF never start a character */
+        *valid_prefix = 1;
+        return 0;
+    }
     int k = 1;
     if (n > 1 && s[1] >= lo && s[1] <= hi) {
         k = 2;
@@ -56,8 +69,14 @@ bool utf8_check(const char *s, size_t len, size_t *bad_offset) {
 
 /* Decodes one character of well-formed UTF-8; *len receives its byte count. */
 static uint32_t utf8_decode(const unsigned char *s, int *len) {
-    if (s[0] < 0x80) { *len = 1; return s[0]; }
-    if (s[0] < 0xE0) { *len = 2; return (uint32_t)(s[0] & 0x1F) << 6 | (s[1] & 0x3F); }
+    if (s[0] < 0x80) {
+        *len = 1;
+        return s[0];
+    }
+    if (s[0] < 0xE0) {
+        *len = 2;
+        return (uint32_t)(s[0] & 0x1F) << 6 | (s[1] & 0x3F);
+    }
     if (s[0] < 0xF0) {
         *len = 3;
         return (uint32_t)(s[0] & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
@@ -68,7 +87,10 @@ static uint32_t utf8_decode(const unsigned char *s, int *len) {
 }
 
 static int utf8_encode(uint32_t c, char *out) {
-    if (c < 0x80) { out[0] = (char)c; return 1; }
+    if (c < 0x80) {
+        out[0] = (char)c;
+        return 1;
+    }
     if (c < 0x800) {
         out[0] = (char)(0xC0 | c >> 6);
         out[1] = (char)(0x80 | (c & 0x3F));
@@ -158,7 +180,7 @@ struct TokTables {
     MergeSlot *merges;
     uint32_t merge_mask;
     OnigRegex regex;
-    int *added_by_len;           /* added-token indices, longest content first */
+    int *added_by_len;              /* added-token indices, longest content first */
     unsigned char added_first[256]; /* bit 1: a raw added token starts with this byte, 2: normalized */
 };
 
@@ -250,8 +272,7 @@ static bool json_empty(const cJSON *obj, const char *key) {
     return !v || cJSON_IsNull(v) || (cJSON_IsString(v) && v->valuestring[0] == '\0');
 }
 
-/* An id as the file writes it: a non-negative integer below 2^26 (the
- * arrays indexed by id are allocated from the largest one). */
+/* An id as the file writes it: a non-negative integer. */
 static bool json_id(const cJSON *v, int *out) {
     if (!cJSON_IsNumber(v)) return false;
     double d = v->valuedouble;
@@ -292,15 +313,16 @@ static bool load_pre_step(Tokenizer *tok, const cJSON *step, bool *byte_level, E
         const cJSON *regex = cJSON_GetObjectItemCaseSensitive(pattern, "Regex");
         const cJSON *behavior = cJSON_GetObjectItemCaseSensitive(step, "behavior");
         if (!cJSON_IsString(regex))
-            return error_set(err, "%s: the Split pre-tokenizer has no Regex pattern (only Regex is supported)",
-                             tok->path);
+            return error_set(
+                err, "%s: the Split pre-tokenizer has no Regex pattern (only Regex is supported)", tok->path);
         if (!cJSON_IsString(behavior) || strcmp(behavior->valuestring, "Isolated") != 0)
             return error_set(err, "%s: Split behavior %s is not supported (only Isolated)", tok->path,
                              cJSON_IsString(behavior) ? behavior->valuestring : "(missing)");
         if (json_flag(step, "invert", false))
             return error_set(err, "%s: Split with invert true is not supported", tok->path);
         if (tok->split_regex || *byte_level)
-            return error_set(err, "%s: pre_tokenizer: only one Split, before ByteLevel, is supported", tok->path);
+            return error_set(err, "%s: pre_tokenizer: only one Split, before ByteLevel, is supported",
+                             tok->path);
         tok->split_regex = xstrdup(regex->valuestring);
         return true;
     }
@@ -325,8 +347,7 @@ static bool load_pre_tokenizer(Tokenizer *tok, const cJSON *pre, Error *err) {
     bool byte_level = false;
     if (strcmp(type, "Sequence") == 0) {
         const cJSON *steps = cJSON_GetObjectItemCaseSensitive(pre, "pretokenizers"), *step;
-        cJSON_ArrayForEach(step, steps)
-            if (!load_pre_step(tok, step, &byte_level, err)) return false;
+        cJSON_ArrayForEach(step, steps) if (!load_pre_step(tok, step, &byte_level, err)) return false;
     } else if (!load_pre_step(tok, pre, &byte_level, err)) {
         return false;
     }
@@ -362,11 +383,19 @@ static bool load_vocab(Tokenizer *tok, const cJSON *vocab, const cJSON *added, E
         bytes += strlen(item->string) + 1;
         n++;
     }
+    int n_added = 0;
     cJSON_ArrayForEach(item, added) {
         int id;
         if (json_id(cJSON_GetObjectItemCaseSensitive(item, "id"), &id) && id > max_id) max_id = id;
+        n_added++;
     }
     if (n == 0) return error_set(err, "%s: model.vocab is empty", tok->path);
+    /* Ids are numbered densely from 0; a stray huge id would make every table
+     * indexed by id huge. */
+    if (max_id >= 2 * (n + n_added) + 1024)
+        return error_set(err,
+                         "%s: the largest id (%d) is far beyond the %d tokens: ids are not numbered from 0",
+                         tok->path, max_id, n + n_added);
     tok->n_vocab = n;
     tok->n_ids = max_id + 1;
 
@@ -401,8 +430,10 @@ static bool load_vocab(Tokenizer *tok, const cJSON *vocab, const cJSON *added, E
         int len = utf8_encode(byte_to_char((unsigned char)b), s);
         tok->byte_token[b] = vocab_find(t, s, (size_t)len);
         if (tok->byte_token[b] < 0)
-            return error_set(err, "%s: model.vocab has no token for byte 0x%02X (\"%.*s\"); a byte-level BPE "
-                             "needs all 256", tok->path, b, len, s);
+            return error_set(err,
+                             "%s: model.vocab has no token for byte 0x%02X (\"%.*s\"); a byte-level BPE "
+                             "needs all 256",
+                             tok->path, b, len, s);
     }
     return true;
 }
@@ -444,7 +475,8 @@ static bool load_merges(Tokenizer *tok, const cJSON *merges, Error *err) {
         size_t la, lb;
         if (!merge_parts(item, &a, &la, &b, &lb)) {
             free(joined.p);
-            return error_set(err, "%s: model.merges[%d] is neither \"a b\" nor [\"a\", \"b\"]", tok->path, rank);
+            return error_set(err, "%s: model.merges[%d] is neither \"a b\" nor [\"a\", \"b\"]", tok->path,
+                             rank);
         }
         int ia = vocab_find(t, a, la), ib = vocab_find(t, b, lb);
         joined.n = 0;
@@ -454,7 +486,8 @@ static bool load_merges(Tokenizer *tok, const cJSON *merges, Error *err) {
         if (ia < 0 || ib < 0 || im < 0) {
             const char *missing = ia < 0 ? a : ib < 0 ? b : joined.p;
             int len = (int)(ia < 0 ? la : ib < 0 ? lb : joined.n);
-            error_set(err, "%s: model.merges[%d]: \"%.*s\" is not in model.vocab", tok->path, rank, len, missing);
+            error_set(err, "%s: model.merges[%d]: \"%.*s\" is not in model.vocab", tok->path, rank, len,
+                      missing);
             free(joined.p);
             return false;
         }
@@ -493,8 +526,8 @@ static bool load_added(Tokenizer *tok, const cJSON *added, Error *err) {
         static const char *const unsupported[] = {"single_word", "lstrip", "rstrip"};
         for (size_t k = 0; k < ARRAY_LEN(unsupported); k++)
             if (json_flag(item, unsupported[k], false))
-                return error_set(err, "%s: added token \"%s\" (id %d) sets %s, which is not supported", tok->path,
-                                 a->content, a->id, unsupported[k]);
+                return error_set(err, "%s: added token \"%s\" (id %d) sets %s, which is not supported",
+                                 tok->path, a->content, a->id, unsupported[k]);
         if (t->added_of[a->id] >= 0)
             return error_set(err, "%s: added_tokens gives id %d twice", tok->path, a->id);
         t->added_of[a->id] = i;
@@ -530,7 +563,8 @@ static bool load_model(Tokenizer *tok, const cJSON *root, Error *err) {
     if (cJSON_IsNumber(dropout) && dropout->valuedouble != 0)
         return error_set(err, "%s: model.dropout is set (random merges), which is not supported", tok->path);
     if (!json_empty(model, "continuing_subword_prefix") || !json_empty(model, "end_of_word_suffix"))
-        return error_set(err, "%s: a BPE with a subword prefix or end-of-word suffix is not supported", tok->path);
+        return error_set(err, "%s: a BPE with a subword prefix or end-of-word suffix is not supported",
+                         tok->path);
     tok->ignore_merges = json_flag(model, "ignore_merges", false);
 
     const cJSON *added = cJSON_GetObjectItemCaseSensitive(root, "added_tokens");
@@ -755,7 +789,8 @@ static bool split_and_bpe(const Tokenizer *tok, Work *w, const char *s, size_t n
         if (r < 0) {
             OnigUChar msg[ONIG_MAX_ERROR_MESSAGE_LEN];
             onig_error_code_to_str(msg, r);
-            return error_set(err, "%s: the Split regex failed on the input: %s", tok->path, (const char *)msg);
+            return error_set(err, "%s: the Split regex failed on the input: %s", tok->path,
+                             (const char *)msg);
         }
         size_t ms = (size_t)w->region->beg[0], me = (size_t)w->region->end[0];
         if (ms == me && had_match && last_end == me) {
@@ -782,8 +817,8 @@ static bool all_ascii(const char *s, size_t n) {
 
 /* Cuts out the added tokens of one kind (raw or normalized) from s, leftmost
  * first and the longest at each position, and passes on the text between. */
-static bool encode_stage(const Tokenizer *tok, Work *w, const char *s, size_t n, bool normalized, TokenIds *out,
-                         Error *err);
+static bool encode_stage(const Tokenizer *tok, Work *w, const char *s, size_t n, bool normalized,
+                         TokenIds *out, Error *err);
 
 static bool encode_gap(const Tokenizer *tok, Work *w, const char *s, size_t n, bool normalized, TokenIds *out,
                        Error *err) {
@@ -798,8 +833,8 @@ static bool encode_gap(const Tokenizer *tok, Work *w, const char *s, size_t n, b
     return ok;
 }
 
-static bool encode_stage(const Tokenizer *tok, Work *w, const char *s, size_t n, bool normalized, TokenIds *out,
-                         Error *err) {
+static bool encode_stage(const Tokenizer *tok, Work *w, const char *s, size_t n, bool normalized,
+                         TokenIds *out, Error *err) {
     const TokTables *t = tok->tables;
     unsigned char kind = normalized ? 2 : 1;
     size_t gap = 0;
@@ -808,7 +843,8 @@ static bool encode_stage(const Tokenizer *tok, Work *w, const char *s, size_t n,
         if (t->added_first[(unsigned char)s[i]] & kind) {
             for (int k = 0; k < tok->n_added && !hit; k++) {
                 const AddedToken *a = &tok->added[t->added_by_len[k]];
-                if (a->normalized == normalized && (size_t)a->len <= n - i && memcmp(s + i, a->content, a->len) == 0)
+                if (a->normalized == normalized && (size_t)a->len <= n - i &&
+                    memcmp(s + i, a->content, a->len) == 0)
                     hit = a;
             }
         }
@@ -828,8 +864,8 @@ static bool encode_stage(const Tokenizer *tok, Work *w, const char *s, size_t n,
 bool tok_encode(const Tokenizer *tok, const char *text, size_t len, TokenIds *out, Error *err) {
     size_t bad;
     if (!utf8_check(text, len, &bad))
-        return error_set(err, "input text is not valid UTF-8: byte 0x%02X at offset %zu", (unsigned char)text[bad],
-                         bad);
+        return error_set(err, "input text is not valid UTF-8: byte 0x%02X at offset %zu",
+                         (unsigned char)text[bad], bad);
     Work w = {0};
     bool ok = encode_stage(tok, &w, text, len, false, out, err);
     work_free(&w);

@@ -77,16 +77,16 @@ typedef struct {
 typedef struct TokTables TokTables; /* the hash tables, private to tokenizer.c */
 
 typedef struct {
-    char *path;           /* the file it was read from, for messages */
-    int n_vocab;          /* entries in model.vocab (BPE tokens) */
-    int n_merges;         /* entries in model.merges */
-    int n_added;          /* entries in added_tokens */
-    int n_ids;            /* largest id + 1; some ids below it may be unused */
-    AddedToken *added;    /* [n_added] */
-    bool nfc;             /* normalizer is NFC (else none) */
-    bool ignore_merges;   /* a piece that is already a vocabulary entry is kept whole */
-    char *split_regex;    /* the Split pre-tokenizer's pattern, as in the file */
-    int byte_token[256];  /* id of the one-byte token for each byte value */
+    char *path;          /* the file it was read from, for messages */
+    int n_vocab;         /* entries in model.vocab (BPE tokens) */
+    int n_merges;        /* entries in model.merges */
+    int n_added;         /* entries in added_tokens */
+    int n_ids;           /* largest id + 1; some ids below it may be unused */
+    AddedToken *added;   /* [n_added] */
+    bool nfc;            /* normalizer is NFC (else none) */
+    bool ignore_merges;  /* a piece that is already a vocabulary entry is kept whole */
+    char *split_regex;   /* the Split pre-tokenizer's pattern, as in the file */
+    int byte_token[256]; /* id of the one-byte token for each byte value */
     TokTables *tables;
 } Tokenizer;
 
@@ -135,7 +135,7 @@ const AddedToken *tok_added(const Tokenizer *tok, int id);
  * "<think>\n" and the model writes its reasoning first. Returns a newly
  * allocated string, to be encoded with tok_encode (the markers are added tokens). */
 typedef struct {
-    const char *role;    /* "system", "user" or "assistant" */
+    const char *role; /* "system", "user" or "assistant" */
     const char *content;
 } ChatMessage;
 

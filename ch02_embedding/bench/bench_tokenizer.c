@@ -60,8 +60,8 @@ int main(int argc, char **argv) {
         if (t < best_load) best_load = t;
         if (i < 4) tok_free(&tok);
     }
-    printf("load tokenizer.json (11.4 MB, %d tokens, %d merges): %.3f s (best of 5)\n", tok.n_vocab, tok.n_merges,
-           best_load);
+    printf("load tokenizer.json (11.4 MB, %d tokens, %d merges): %.3f s (best of 5)\n", tok.n_vocab,
+           tok.n_merges, best_load);
 
     /* Mixed text: Chinese prose, English prose, code, numbers; about 1 MB. */
     const char *mix =

@@ -2,7 +2,7 @@
  * (common/synthetic.h, deterministic values), against the independent PyTorch
  * reference reference/golden/tiny_forward.safetensors (reference/README.md):
  * its "embed" is E[ids] and its "logits" is final_norm · Eᵀ, both computed in
- * float64 from the same stored weights. */
+ * float64 from the same stored weights. Also the demo's --dump file. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +13,8 @@
 #include "safetensors.h"
 #include "synthetic.h"
 
-#define GOLDEN REPO_ROOT "/reference/golden/tiny_forward.safetensors"
+#define GOLDEN         REPO_ROOT "/reference/golden/tiny_forward.safetensors"
+#define TINY_TOKENIZER REPO_ROOT "/ch02_embedding/tests/data/tiny_tokenizer.json"
 
 static Checkpoint ck;
 static SafeTensors golden;
@@ -26,7 +27,7 @@ static void setup(void) {
     char *tiny = path_join(dir, "ch02_tiny");
     free(dir);
     dir = tiny;
-    SynthOptions o = {.n_shards = 1};
+    SynthOptions o = {.n_shards = 1, .tokenizer = TINY_TOKENIZER};
     synth_config_tiny(&o.config);
     Error err;
     if (!synth_write(dir, &o, &err) || !ckpt_open(&ck, dir, &err) || !st_open(&golden, GOLDEN, &err) ||
@@ -110,6 +111,34 @@ START_TEST(bad_ids_and_tables) {
 }
 END_TEST
 
+START_TEST(demo_dump) {
+    /* The demo embeds "abc 你" = ids 257 (abc), 32 (space), 264 (你) in the
+     * hand-made tokenizer, and --dump writes exactly those rows. */
+    char *dump = path_join(dir, "dump.safetensors"), cmd[4096];
+    const char *bindir = getenv("BINDIR") ? getenv("BINDIR") : "";
+    snprintf(cmd, sizeof cmd,
+             "%sch02_embedding/ch02_embedding --model '%s' --text 'abc 你' --dump '%s' >/dev/null", bindir,
+             dir, dump);
+    ck_assert_int_eq(system(cmd), 0);
+    SafeTensors st;
+    Error err;
+    ck_assert_msg(st_open(&st, dump, &err), "%s", err.msg);
+    const Tensor *ids = st_find(&st, "ids"), *x = st_find(&st, "embed");
+    ck_assert(ids && x && ids->dtype == DTYPE_F32 && x->dtype == DTYPE_F32);
+    ck_assert(ids->ndim == 1 && ids->shape[0] == 3);
+    ck_assert(x->ndim == 2 && x->shape[0] == 3 && x->shape[1] == emb.hidden);
+    const float *id_values = ids->data;
+    ck_assert(id_values[0] == 257 && id_values[1] == 32 && id_values[2] == 264);
+    int want_ids[] = {257, 32, 264};
+    float *want = xmalloc(sizeof *want * 3 * (size_t)emb.hidden); /* [3, hidden] */
+    ck_assert(emb_lookup(&emb, want_ids, 3, want, &err));
+    ck_assert(compare_f32("dumped embed", "3 x hidden", x->data, want, 3 * emb.hidden, 0, 0, NULL));
+    free(want);
+    st_close(&st);
+    free(dump);
+}
+END_TEST
+
 START_TEST(norm_by_hand) {
     float row[] = {3, 4, 0, 12}; /* sqrt(9 + 16 + 144) = 13 */
     ck_assert_float_eq(emb_norm(row, 4), 13.0f);
@@ -125,6 +154,7 @@ int main(void) {
     tcase_add_test(tc, lookup_matches_reference);
     tcase_add_test(tc, tied_head_matches_reference);
     tcase_add_test(tc, bad_ids_and_tables);
+    tcase_add_test(tc, demo_dump);
     tcase_add_test(tc, norm_by_hand);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -16,7 +16,7 @@
 
 #include "tokenizer.h"
 
-#define DATA REPO_ROOT "/ch02_embedding/tests/data/"
+#define DATA       REPO_ROOT "/ch02_embedding/tests/data/"
 #define QWEN3_JSON REPO_ROOT "/.cache/tokenizer-qwen3-3.7.2/tokenizer.json"
 
 /* As the strings read after JSON unescaping (spec/tokenizer.md). */
@@ -112,10 +112,9 @@ static const struct {
      19,
      {750, 15229, 2075, 982, 262, 421, 856, 861, 220, 15, 510, 286, 470, 856, 18611, 853, 481, 87, 198}},
     {"👍🏽 ok", 3, {144349, 145375, 5394}},
-    {"Hello мир! こんにちは 世界 — naïve café 🚀 ١٢٣",
-     21,
-     {9707, 137144, 0, 220, 89015, 220, 99489, 1959, 94880, 586, 51950, 11162, 248, 222, 220, 149, 94, 149, 95, 149,
-      96}},
+    {"Hello мир! こんにちは 世界 — naïve café 🚀 ١٢٣", 21, {9707, 137144, 0,   220,   89015, 220, 99489,
+                                                           1959, 94880,  586, 51950, 11162, 248, 222,
+                                                           220,  149,    94,  149,   95,    149, 96}},
     {"<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n",
      9,
      {151644, 872, 198, 6023, 151645, 198, 151644, 77091, 198}},
@@ -138,7 +137,8 @@ START_TEST(spec_reference_table) {
         /* decoding gives back the exact text */
         Error err;
         char *back = tok_decode(&qwen3, ids.ids, ids.n, NULL, &err);
-        ck_assert_msg(back && strcmp(back, spec_table[i].text) == 0, "round trip of \"%s\"", spec_table[i].text);
+        ck_assert_msg(back && strcmp(back, spec_table[i].text) == 0, "round trip of \"%s\"",
+                      spec_table[i].text);
         free(back);
         tok_ids_free(&ids);
         ck_assert_msg(ok, "ids of \"%s\"", spec_table[i].text);
