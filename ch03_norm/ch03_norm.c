@@ -51,7 +51,8 @@ static double rms_of(const float *x, int n) {
     return sqrt(ss / n);
 }
 
-static double length_of(const float *x, int n) { return sqrt(rms_of(x, n) * rms_of(x, n) * n); }
+/* Euclidean length sqrt(Σx²) = rms · sqrt(n). */
+static double length_of(const float *x, int n) { return rms_of(x, n) * sqrt(n); }
 
 /* A weight vector the norm functions accept, for the hand-made examples. */
 static Tensor f32_weight(const char *name, const float *values, int n) {
@@ -111,13 +112,14 @@ int main(int argc, char **argv) {
     int64_t sT[1] = {T}, sTH[2] = {T, H}, s4[1] = {4}, s32[2] = {3, 2};
 
     /* ---- 1. the layer-0 input, before and after input_layernorm ---- */
-    float *ids_f = keep(&kept, "ids", 1, sT);                                   /* [T] */
-    float *x = keep(&kept, "embed", 2, sTH);                                    /* [T, H] the embedding rows */
-    float *y = keep(&kept, "layer.0.input_norm", 2, sTH);                       /* [T, H] x / rms(x) · (1 + w) */
-    float *unit = keep(&kept, "layer.0.input_norm.unscaled", 2, sTH);           /* [T, H] x / rms(x) only */
-    float *wrong = keep(&kept, "layer.0.input_norm.without_one_plus", 2, sTH);  /* [T, H] x / rms(x) · w: the bug */
-    float *rms_before = keep(&kept, "layer.0.input_norm.rms_before", 1, sT);    /* [T] */
-    float *rms_after = keep(&kept, "layer.0.input_norm.rms_after", 1, sT);      /* [T] */
+    float *ids_f = keep(&kept, "ids", 1, sT);                         /* [T] */
+    float *x = keep(&kept, "embed", 2, sTH);                          /* [T, H] the embedding rows */
+    float *y = keep(&kept, "layer.0.input_norm", 2, sTH);             /* [T, H] x / rms(x) · (1 + w) */
+    float *unit = keep(&kept, "layer.0.input_norm.unscaled", 2, sTH); /* [T, H] x / rms(x) only */
+    /* [T, H] x / rms(x) · w: the classic bug, for comparison */
+    float *wrong = keep(&kept, "layer.0.input_norm.without_one_plus", 2, sTH);
+    float *rms_before = keep(&kept, "layer.0.input_norm.rms_before", 1, sT); /* [T] */
+    float *rms_after = keep(&kept, "layer.0.input_norm.rms_after", 1, sT);   /* [T] */
     for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
     if (!sentence_embed(&ck, ids.ids, T, x, &err)) die("%s", err.msg);
     const Tensor *w_in = ck.weights.layers[0].input_layernorm; /* [H], stored centred on 0 */
@@ -126,15 +128,17 @@ int main(int argc, char **argv) {
     rmsnorm(unit, x, T, H, &no_scale, eps); /* w = 0: the scale 1 + w is 1, nothing but the division */
     rmsnorm(y, x, T, H, w_in, eps);
 
-    printf("第 0 层的输入：%s %s，查词向量得到形状 (%d, %d)\n", label, ids_str(ids.ids, T, a, sizeof a), T, H);
-    printf("RMSNorm：y = x / sqrt(mean(x²) + %g) · (1 + w)。每个 token 的均方根 RMS = sqrt(mean(x²))：\n", eps);
+    printf("第 0 层的输入：%s %s，查词向量得到形状 (%d, %d)\n", label, ids_str(ids.ids, T, a, sizeof a), T,
+           H);
+    printf("RMSNorm：y = x / sqrt(mean(x²) + %g) · (1 + w)。每个 token 的均方根 RMS = sqrt(mean(x²))：\n",
+           c->rms_norm_eps);
     int shown = T <= 16 ? T : 12;
     for (int t = 0; t < T; t++) {
         rms_before[t] = (float)rms_of(x + (size_t)t * H, H);
         rms_after[t] = (float)rms_of(y + (size_t)t * H, H);
         if (t < shown)
-            printf("  token %d（id %d）：归一化前 %.4f，除以 RMS 之后 %.4f，再乘 (1 + w) 之后 %.4f\n", t, ids.ids[t],
-                   rms_before[t], rms_of(unit + (size_t)t * H, H), rms_after[t]);
+            printf("  token %d（id %d）：归一化前 %.4f，除以 RMS 之后 %.4f，再乘 (1 + w) 之后 %.4f\n", t,
+                   ids.ids[t], rms_before[t], rms_of(unit + (size_t)t * H, H), rms_after[t]);
     }
     if (shown < T) printf("  ……共 %d 个 token，后面 %d 个从略\n", T, T - shown);
 
@@ -153,7 +157,8 @@ int main(int argc, char **argv) {
     printf("input_layernorm.weight 存的是 w（%s，%d 个数）：均值 %.4f，标准差 %.4f，范围 [%.4f, %.4f]——"
            "存的是相对 1 的偏移，w = 0 就是不缩放\n",
            dtype_name(w_in->dtype), H, mean, sd, w[lo], w[hi]);
-    printf("真正乘上去的是 1 + w：%d 维放大、%d 维缩小；放得最大的是第 %d 维（× %.4f），压得最狠的是第 %d 维（× %.4f）\n",
+    printf("真正乘上去的是 1 + w：%d 维放大、%d 维缩小；放得最大的是第 %d 维（× %.4f），压得最狠的是第 %d "
+           "维（× %.4f）\n",
            grow, shrink, hi, 1.0 + w[hi], lo, 1.0 + w[lo]);
     /* the bug: scaling by w itself */
     double cos_sum = 0, rms_wrong = 0;
@@ -170,11 +175,13 @@ int main(int argc, char **argv) {
     }
     double rms_right = 0;
     for (int t = 0; t < T; t++) rms_right += rms_after[t];
-    printf("忘了「1 +」、直接乘 w：输出的 RMS 平均只有 %.4f（正确的是 %.4f），和正确输出的余弦相似度平均 %.4f\n",
-           rms_wrong / T, rms_right / T, cos_sum / T);
+    printf(
+        "忘了「1 +」、直接乘 w：输出的 RMS 平均只有 %.4f（正确的是 %.4f），和正确输出的余弦相似度平均 %.4f\n",
+        rms_wrong / T, rms_right / T, cos_sum / T);
 
     /* ---- 3. the gated RMSNorm (DeltaNet output), on a small example ---- */
-    printf("门控归一化 y = w · (x / rms(x)) · silu(z)：第 7 章 Gated DeltaNet 的输出用它，w 直接乘，不加 1\n");
+    printf(
+        "门控归一化 y = w · (x / rms(x)) · silu(z)：第 7 章 Gated DeltaNet 的输出用它，w 直接乘，不加 1\n");
     int first_linear = -1;
     for (int i = 0; i < c->num_hidden_layers && first_linear < 0; i++)
         if (c->layer_types[i] == LAYER_LINEAR_ATTENTION) first_linear = i;
@@ -186,9 +193,10 @@ int main(int argc, char **argv) {
         double gs = 0;
         float gmin = g[0], gmax = g[0];
         for (int i = 0; i < n; i++) gs += g[i], gmin = fminf(gmin, g[i]), gmax = fmaxf(gmax, g[i]);
-        printf("  第 %d 层的 linear_attn.norm.weight（%s，%d 个数，%d 个头共用）：均值 %.4f，范围 [%.4f, %.4f]"
-               "——存的就是缩放本身\n",
-               first_linear, dtype_name(gw->dtype), n, c->linear_num_value_heads, gs / n, gmin, gmax);
+        printf(
+            "  第 %d 层的 linear_attn.norm.weight（%s，%d 个数，%d 个头共用）：均值 %.4f，范围 [%.4f, %.4f]"
+            "——存的就是缩放本身\n",
+            first_linear, dtype_name(gw->dtype), n, c->linear_num_value_heads, gs / n, gmin, gmax);
         free(g);
     }
     float *gx = keep(&kept, "gated_example.x", 1, s4), *gz = keep(&kept, "gated_example.z", 1, s4);
@@ -209,16 +217,19 @@ int main(int argc, char **argv) {
 
     /* ---- 4. l2norm (DeltaNet q and k), on small examples ---- */
     printf("l2norm y = x / sqrt(Σx² + 1e-6)：第 7 章 q、k 用它，把每个头变成单位长度\n");
-    float *lx = keep(&kept, "l2norm_example.x", 2, s32), *ly = keep(&kept, "l2norm_example.out", 2, s32); /* [3, 2] */
+    float *lx = keep(&kept, "l2norm_example.x", 2, s32);   /* [3, 2] */
+    float *ly = keep(&kept, "l2norm_example.out", 2, s32); /* [3, 2] */
     const float ex_l[6] = {3, 4, 0.3f, -0.4f, 0, 0};
     memcpy(lx, ex_l, sizeof ex_l);
     l2norm(ly, lx, 3, 2, L2NORM_EPS);
     for (int r = 0; r < 3; r++)
-        printf("  %s → %s，长度 %.4f%s\n", pylist(a, sizeof a, lx + 2 * r, 2, 3), pylist(b, sizeof b, ly + 2 * r, 2, 4),
-               length_of(ly + 2 * r, 2), r == 2 ? "（全零向量不会除出 nan：eps 兜底）" : "");
+        printf("  %s → %s，长度 %.4f%s\n", pylist(a, sizeof a, lx + 2 * r, 2, 3),
+               pylist(b, sizeof b, ly + 2 * r, 2, 4), length_of(ly + 2 * r, 2),
+               r == 2 ? "（全零向量不会除出 nan：eps 兜底）" : "");
     float l4[4];
     l2norm(l4, gx, 1, 4, L2NORM_EPS);
-    printf("  同一个 x = %s：RMSNorm（w = 0）之后长度 %.4f = sqrt(4)，l2norm 之后长度 %.4f——两者只差一个 sqrt(n)\n",
+    printf("  同一个 x = %s：RMSNorm（w = 0）之后长度 %.4f = sqrt(4)，l2norm 之后长度 %.4f——两者只差一个 "
+           "sqrt(n)\n",
            pylist(a, sizeof a, gx, 4, 3), length_of(gnorm, 4), length_of(l4, 4));
 
     if (dump_path) {

@@ -106,13 +106,13 @@ int main(int argc, char **argv) {
     Kept kept = {0};
     stw_init(&kept.w);
     int64_t sT[1] = {T}, sTH[2] = {T, H}, sTI[2] = {T, I};
-    float *ids_f = keep(&kept, "ids", 1, sT);          /* [T] */
-    float *emb = keep(&kept, "embed", 2, sTH);         /* [T, H] the residual stream entering layer 0 */
-    float *x = keep(&kept, "mlp.x", 2, sTH);           /* [T, H] chapter 3's output: the MLP's input here */
-    float *gate = keep(&kept, "mlp.gate", 2, sTI);     /* [T, I] */
-    float *up = keep(&kept, "mlp.up", 2, sTI);         /* [T, I] */
-    float *act = keep(&kept, "mlp.act", 2, sTI);       /* [T, I] */
-    float *out = keep(&kept, "mlp.out", 2, sTH);       /* [T, H] */
+    float *ids_f = keep(&kept, "ids", 1, sT);      /* [T] */
+    float *emb = keep(&kept, "embed", 2, sTH);     /* [T, H] the residual stream entering layer 0 */
+    float *x = keep(&kept, "mlp.x", 2, sTH);       /* [T, H] chapter 3's output: the MLP's input here */
+    float *gate = keep(&kept, "mlp.gate", 2, sTI); /* [T, I] */
+    float *up = keep(&kept, "mlp.up", 2, sTI);     /* [T, I] */
+    float *act = keep(&kept, "mlp.act", 2, sTI);   /* [T, I] */
+    float *out = keep(&kept, "mlp.out", 2, sTH);   /* [T, H] */
     for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
     if (!sentence_embed(&ck, ids.ids, T, emb, &err)) die("%s", err.msg);
     rmsnorm(x, emb, T, H, ck.weights.layers[0].input_layernorm, (float)c->rms_norm_eps);
@@ -120,12 +120,14 @@ int main(int argc, char **argv) {
     /* ---- the shapes and the size ---- */
     long long params = mlp_param_count(mw);
     printf("第 0 层的 MLP（SwiGLU）：out = down_proj(silu(gate_proj(x)) · up_proj(x))\n");
-    printf("  gate_proj [%lld, %lld]、up_proj [%lld, %lld]、down_proj [%lld, %lld]：%d → %d → %d，中间宽 %.1f 倍\n",
-           (long long)mw->gate_proj->shape[0], (long long)mw->gate_proj->shape[1], (long long)mw->up_proj->shape[0],
-           (long long)mw->up_proj->shape[1], (long long)mw->down_proj->shape[0], (long long)mw->down_proj->shape[1], H,
-           I, H, (double)I / H);
-    printf("  参数 %.1fM（%s 个，没有偏置）；老式 MLP 两个矩阵、中间 4 倍宽，是 %.1fM，SwiGLU 多了一个门矩阵\n",
-           (double)params / 1e6, grouped(params, b, sizeof b), 2.0 * H * 4 * H / 1e6);
+    printf("  gate_proj [%lld, %lld]、up_proj [%lld, %lld]、down_proj [%lld, %lld]：%d → %d → %d，中间宽 "
+           "%.1f 倍\n",
+           (long long)mw->gate_proj->shape[0], (long long)mw->gate_proj->shape[1],
+           (long long)mw->up_proj->shape[0], (long long)mw->up_proj->shape[1],
+           (long long)mw->down_proj->shape[0], (long long)mw->down_proj->shape[1], H, I, H, (double)I / H);
+    printf(
+        "  参数 %.1fM（%s 个，没有偏置）；老式 MLP 两个矩阵、中间 4 倍宽，是 %.1fM，SwiGLU 多了一个门矩阵\n",
+        (double)params / 1e6, grouped(params, b, sizeof b), 2.0 * H * 4 * H / 1e6);
 
     /* ---- run it ---- */
     MlpTrace trace = {gate, up, act};
@@ -144,8 +146,8 @@ int main(int argc, char **argv) {
         negative += gate[i] < 0;
         nearly_off += sigmoidf(gate[i]) < 0.1f; /* silu(g) = g · sigmoid(g): less than a tenth of g passes */
     }
-    printf("  gate = gate_proj(x)：形状 (%d, %d)，范围 [%.3f, %.3f]，RMS %.3f；up = up_proj(x)：RMS %.3f\n", T, I, gmin,
-           gmax, rms_of(gate, nTI), rms_of(up, nTI));
+    printf("  gate = gate_proj(x)：形状 (%d, %d)，范围 [%.3f, %.3f]，RMS %.3f；up = up_proj(x)：RMS %.3f\n",
+           T, I, gmin, gmax, rms_of(gate, nTI), rms_of(up, nTI));
     printf("  silu(gate) = gate · sigmoid(gate)：%zu 个 gate 里 %s 是负的，被压进 (-0.28, 0)；"
            "%zu 个（%s）的 sigmoid(gate) < 0.1（gate < -2.2），几乎关掉\n",
            nTI, (py_format(b, sizeof b, (double)negative / nTI, ".1%"), b), nearly_off,
@@ -160,10 +162,10 @@ int main(int argc, char **argv) {
         mean_out += r / T;
         mean_emb += rms_of(emb + (size_t)t * H, H) / T;
     }
-    printf("  out = down_proj(act)：形状 (%d, %d)，每个 token 的 RMS %s%s，平均 %.3f（输入 x 的 RMS 是 1）\n", T, H,
-           pylist(a, sizeof a, rms_out, T < 16 ? T : 16, 3), T > 16 ? "……" : "", mean_out);
-    printf("它要加回残差流：残差流（这里是词向量）的 RMS 平均 %.3f，MLP 这一步加上去的 RMS 平均 %.3f\n", mean_emb,
-           mean_out);
+    printf("  out = down_proj(act)：形状 (%d, %d)，每个 token 的 RMS %s%s，平均 %.3f（输入 x 的 RMS 是 1）\n",
+           T, H, pylist(a, sizeof a, rms_out, T < 16 ? T : 16, 3), T > 16 ? "……" : "", mean_out);
+    printf("它要加回残差流：残差流（这里是词向量）的 RMS 平均 %.3f，MLP 这一步加上去的 RMS 平均 %.3f\n",
+           mean_emb, mean_out);
     printf("%d 个 token 用时 %.1f ms（每个 token 约 %.1fM 次乘加，权重 %.1f MB 从头到尾读一遍）\n", T, ms,
            (double)params / 1e6, (double)params * dtype_size(mw->gate_proj->dtype) / 1e6);
 

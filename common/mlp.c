@@ -18,7 +18,7 @@ void mlp_forward(const MlpWeights *w, const float *x, int64_t T, float *y, const
     linear_batch(w->up_proj, x, T, up);
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (size_t i = 0; i < n; i++) act[i] = siluf(gate[i]) * up[i]; /* the gate lets up through, or not */
-    linear_batch(w->down_proj, act, T, y); /* back: I → hidden */
+    linear_batch(w->down_proj, act, T, y);                          /* back: I → hidden */
 
     if (!trace) {
         free(gate);

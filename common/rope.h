@@ -48,15 +48,15 @@
 #include "config.h"
 
 typedef struct {
-    int head_dim;    /* 256: length of one head's vector */
-    int rotary_dim;  /* 64: the first rotary_dim dims of each head rotate */
-    int half;        /* 32: number of rotating pairs (i, i + half) */
-    double theta;    /* 1e7: the base of the frequencies */
+    int head_dim;     /* 256: length of one head's vector */
+    int rotary_dim;   /* 64: the first rotary_dim dims of each head rotate */
+    int half;         /* 32: number of rotating pairs (i, i + half) */
+    double theta;     /* 1e7: the base of the frequencies */
     double *inv_freq; /* [half]: radians per token of pair i, theta^(−2i/rotary_dim) */
-    int n_pos;       /* positions 0 .. n_pos − 1 are in the table */
-    int cap;         /* positions allocated */
-    float *cos;      /* [cap, half]: cos(p · inv_freq[i]) at row p */
-    float *sin;      /* [cap, half]: sin(p · inv_freq[i]) at row p */
+    int n_pos;        /* positions 0 .. n_pos − 1 are in the table */
+    int cap;          /* positions allocated */
+    float *cos;       /* [cap, half]: cos(p · inv_freq[i]) at row p */
+    float *sin;       /* [cap, half]: sin(p · inv_freq[i]) at row p */
 } RopeTable;
 
 /* A table for positions 0 .. n_positions − 1 (n_positions may be 0). Dies with a

@@ -62,8 +62,9 @@ static bool encode_sentence(const Checkpoint *ck, const char *path, TokenIds *ou
         if (out->ids[i] >= ck->config.vocab_size) {
             int id = out->ids[i];
             tok_ids_free(out);
-            return error_set(err, "%s: token id %d is outside the embedding table (%d rows in %s/config.json)", path,
-                             id, ck->config.vocab_size, ck->dir);
+            return error_set(err,
+                             "%s: token id %d is outside the embedding table (%d rows in %s/config.json)",
+                             path, id, ck->config.vocab_size, ck->dir);
         }
     return true;
 }
@@ -90,12 +91,14 @@ bool sentence_ids(const Checkpoint *ck, const char *ids_flag, TokenIds *out, cha
     for (size_t i = 0; i < ARRAY_LEN(ref); i++) {
         if (ref[i] >= ck->config.vocab_size) {
             tok_ids_free(out);
-            return error_set(err, "%s/config.json: vocab_size %d is too small for the reference ids; pass --ids",
+            return error_set(err,
+                             "%s/config.json: vocab_size %d is too small for the reference ids; pass --ids",
                              ck->dir, ck->config.vocab_size);
         }
         tok_ids_push(out, ref[i]);
     }
-    fprintf(stderr, "%s: 模型目录里没有 tokenizer.json（合成权重没有分词器），用参考脚本的 %d 个 token id 代替「%s」"
+    fprintf(stderr,
+            "%s: 模型目录里没有 tokenizer.json（合成权重没有分词器），用参考脚本的 %d 个 token id 代替「%s」"
             "（--ids 1,2,3 可以换成别的）\n",
             program_name(), out->n, BOOK_SENTENCE);
     snprintf(label, label_size, "参考脚本的 %d 个 token", out->n);

@@ -29,7 +29,8 @@
 #define BOOK_SENTENCE "今天天气不错，我们去公园"
 
 /* The token ids reference/qwen35_reference.py runs the tiny checkpoint on. */
-#define REFERENCE_IDS {3, 141, 592, 7, 1000, 59, 288}
+#define REFERENCE_IDS                                                                                        \
+    { 3, 141, 592, 7, 1000, 59, 288 }
 
 #define SENTENCE_MAX_TOKENS 65536
 

@@ -272,8 +272,7 @@ static bool json_empty(const cJSON *obj, const char *key) {
     return !v || cJSON_IsNull(v) || (cJSON_IsString(v) && v->valuestring[0] == '\0');
 }
 
-/* An id as the file writes it: a non-negative integer below 2^26 (the
- * arrays indexed by id are allocated from the largest one). */
+/* An id as the file writes it: a non-negative integer. */
 static bool json_id(const cJSON *v, int *out) {
     if (!cJSON_IsNumber(v)) return false;
     double d = v->valuedouble;
@@ -384,11 +383,19 @@ static bool load_vocab(Tokenizer *tok, const cJSON *vocab, const cJSON *added, E
         bytes += strlen(item->string) + 1;
         n++;
     }
+    int n_added = 0;
     cJSON_ArrayForEach(item, added) {
         int id;
         if (json_id(cJSON_GetObjectItemCaseSensitive(item, "id"), &id) && id > max_id) max_id = id;
+        n_added++;
     }
     if (n == 0) return error_set(err, "%s: model.vocab is empty", tok->path);
+    /* Ids are numbered densely from 0; a stray huge id would make every table
+     * indexed by id huge. */
+    if (max_id >= 2 * (n + n_added) + 1024)
+        return error_set(err,
+                         "%s: the largest id (%d) is far beyond the %d tokens: ids are not numbered from 0",
+                         tok->path, max_id, n + n_added);
     tok->n_vocab = n;
     tok->n_ids = max_id + 1;
 

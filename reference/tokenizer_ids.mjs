@@ -14,7 +14,7 @@
 // own vocabulary and merges, which the engine reads as data).
 //
 // The exact commands that made the committed files are in
-// ch02_embedding/tests/data/README.md.
+// reference/make_tokenizer_golden.sh (run: sh reference/make_tokenizer_golden.sh).
 import { readFileSync } from "node:fs";
 import { Tokenizer } from "@huggingface/tokenizers";
 

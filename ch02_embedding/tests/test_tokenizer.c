@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <utf8proc.h>
+
 #include "tokenizer.h"
 
 #define TINY REPO_ROOT "/ch02_embedding/tests/data/tiny_tokenizer.json"
@@ -255,6 +257,88 @@ START_TEST(chat_template) {
 }
 END_TEST
 
+/* A small deterministic generator (64-bit LCG), so a failure can be replayed. */
+static uint64_t rng_state = 42;
+static uint32_t next_random(void) {
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng_state >> 33);
+}
+
+/* Random text from the kinds of characters that stress each step: ASCII
+ * letters, digits, spaces and controls, combining marks, CJK, emoji with
+ * modifiers, and fragments of added tokens. */
+static void random_text(char *out, int max_chars) {
+    static const uint32_t pool[] = {'a',     'b',    'c',    'x',    'A',    'Z',    '1',    '9',    ' ',
+                                    ' ',     '\n',   '\t',   '\r',   '\'',   '<',    '|',    '>',    '-',
+                                    0x00E4,  0x0308, 0x0301, 0x0E49, 0x093F, 0x4F60, 0x597D, 0x3002, 0x1F44D,
+                                    0x1F3FD, 0x200D, 0x3000, 0x00A0, 0x0085, 0x1100, 0x1161, 0x11A8};
+    static const char *const pieces[] = {"<|im_start|>", "<|im_end|>", "<think>",
+                                         "</think>",     "<|im",       "<thin"};
+    int n = (int)(next_random() % (unsigned)max_chars), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (next_random() % 10 == 0) {
+            const char *p = pieces[next_random() % ARRAY_LEN(pieces)];
+            o += sprintf(out + o, "%s", p);
+            continue;
+        }
+        o += (int)utf8proc_encode_char((utf8proc_int32_t)pool[next_random() % ARRAY_LEN(pool)],
+                                       (utf8proc_uint8_t *)out + o);
+    }
+    out[o] = '\0';
+}
+
+START_TEST(random_text_round_trips) {
+    /* Nothing is lost or invented, whatever the split and the merges do: the
+     * decoded text is canonically equivalent to the input (equal after NFC),
+     * and equal to it byte for byte when the input is already in NFC. Not
+     * always NFC(text) itself: an added token is cut out of the raw text before
+     * normalizing, so in "<|im" + U+0301 the m never meets its accent. */
+    char text[40 * 16 + 1];
+    int already_nfc = 0;
+    for (int round = 0; round < 3000; round++) {
+        random_text(text, 40);
+        TokenIds ids = {0};
+        Error err;
+        ck_assert_msg(tok_encode(&tiny, text, strlen(text), &ids, &err), "%s", err.msg);
+        char *back = decode(ids.ids, ids.n);
+        char *nfc = text[0] ? (char *)utf8proc_NFC((const utf8proc_uint8_t *)text) : strdup("");
+        char *back_nfc = back[0] ? (char *)utf8proc_NFC((const utf8proc_uint8_t *)back) : strdup("");
+        ck_assert_msg(strcmp(back_nfc, nfc) == 0, "round %d: not canonically equivalent", round);
+        if (strcmp(nfc, text) == 0) {
+            already_nfc++;
+            ck_assert_msg(strcmp(back, text) == 0, "round %d: NFC text changed", round);
+        }
+        free(back_nfc);
+        free(nfc);
+        free(back);
+        tok_ids_free(&ids);
+    }
+    ck_assert_int_gt(already_nfc, 500);
+}
+END_TEST
+
+START_TEST(random_bytes_never_crash) {
+    /* Arbitrary bytes: either valid UTF-8 that encodes, or one clear error. */
+    unsigned char bytes[32];
+    int rejected = 0;
+    for (int round = 0; round < 5000; round++) {
+        int n = (int)(next_random() % sizeof bytes);
+        for (int i = 0; i < n; i++) bytes[i] = (unsigned char)next_random();
+        TokenIds ids = {0};
+        Error err;
+        bool valid = utf8_check((const char *)bytes, (size_t)n, NULL);
+        bool ok = tok_encode(&tiny, (const char *)bytes, (size_t)n, &ids, &err);
+        ck_assert_int_eq(ok, valid);
+        if (!ok) {
+            ck_assert_msg(strstr(err.msg, "not valid UTF-8"), "%s", err.msg);
+            rejected++;
+        }
+        tok_ids_free(&ids);
+    }
+    ck_assert_int_gt(rejected, 1000); /* random bytes are mostly not UTF-8 */
+}
+END_TEST
+
 /* ---- bad tokenizer files: one clear line each ---- */
 
 static char *tiny_json;
@@ -331,6 +415,10 @@ static void set_decoder(cJSON *r) {
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "decoder"), "type",
                                            cJSON_CreateString("WordPiece"));
 }
+static void set_huge_id(cJSON *r) {
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(model_of(r), "vocab"), "abc",
+                                           cJSON_CreateNumber(50000000));
+}
 static void set_vocab_id(cJSON *r) {
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(model_of(r), "vocab"), "abc",
                                            cJSON_CreateNumber(-3));
@@ -362,6 +450,7 @@ START_TEST(bad_files) {
     expect_edit_error(set_lstrip, "sets lstrip, which is not supported");
     expect_edit_error(set_decoder, "decoder WordPiece is not supported");
     expect_edit_error(set_vocab_id, "model.vocab[\"abc\"] is not a valid id");
+    expect_edit_error(set_huge_id, "the largest id (50000000) is far beyond");
 }
 END_TEST
 
@@ -409,6 +498,9 @@ int main(void) {
     tcase_add_test(tc, decode_unknown_id);
     tcase_add_test(tc, token_strings);
     tcase_add_test(tc, chat_template);
+    tcase_add_test(tc, random_text_round_trips);
+    tcase_add_test(tc, random_bytes_never_crash);
+    tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
     TCase *bad = tcase_create("bad input");

@@ -42,7 +42,8 @@ START_TEST(test_rmsnorm_by_hand) {
     const float w[4] = {0, 0.5f, -0.5f, 1};
     Tensor wt = f32_tensor(w, 4);
     const float x[12] = {2, -4, 4, -8, 0.001f, 0.001f, 0.001f, 0.001f, 0, 0, 0, 0}; /* [3, 4] */
-    const float want[12] = {0.4f, -1.2f, 0.4f, -3.2f, 0.7071068f, 1.0606602f, 0.3535534f, 1.4142136f, 0, 0, 0, 0};
+    const float want[12] = {0.4f,       -1.2f,      0.4f, -3.2f, 0.7071068f, 1.0606602f,
+                            0.3535534f, 1.4142136f, 0,    0,     0,          0};
     float y[12];
     rmsnorm(y, x, 3, 4, &wt, 1e-6f);
     /* hand values to 8 digits; float32 arithmetic adds a few ulps */
@@ -119,7 +120,8 @@ static void fixture_open(Fixture *f) {
     Error err;
     const char *tiny = getenv("TINY") ? getenv("TINY") : "build/tiny";
     ck_assert_msg(st_open(&f->golden, GOLDEN, &err), "%s", err.msg);
-    ck_assert_msg(ckpt_open(&f->ck, tiny, &err), "%s (the tiny checkpoint is written by `make test`)", err.msg);
+    ck_assert_msg(ckpt_open(&f->ck, tiny, &err), "%s (the tiny checkpoint is written by `make test`)",
+                  err.msg);
     const Tensor *ids = st_find(&f->golden, "ids");
     ck_assert_msg(ids, "%s: no ids", GOLDEN);
     f->T = (int)ids->numel;
@@ -133,8 +135,8 @@ static void fixture_close(Fixture *f) {
 static float *golden(const Fixture *f, const char *name, int64_t numel) {
     const Tensor *t = st_find(&f->golden, name);
     ck_assert_msg(t, "%s: no tensor %s", GOLDEN, name);
-    ck_assert_msg(t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name, (long long)t->numel,
-                  (long long)numel);
+    ck_assert_msg(t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name,
+                  (long long)t->numel, (long long)numel);
     float *v = xmalloc((size_t)numel * sizeof(float));
     tensor_read_f32(t, 0, numel, v);
     return v;
@@ -164,8 +166,10 @@ START_TEST(test_rmsnorm_vs_golden) {
     bool ok = true;
     for (int i = 0; i < L; i++) {
         /* input_layernorm reads the residual stream before layer i */
-        if (i == 0) snprintf(in, sizeof in, "embed");
-        else snprintf(in, sizeof in, "layer.%d", i - 1);
+        if (i == 0)
+            snprintf(in, sizeof in, "embed");
+        else
+            snprintf(in, sizeof in, "layer.%d", i - 1);
         snprintf(out, sizeof out, "layer.%d.input_norm", i);
         ok &= check_rmsnorm(&f, in, out, w->layers[i].input_layernorm);
         /* post_attention_layernorm reads the stream after the mixer */
@@ -198,7 +202,8 @@ START_TEST(test_gated_vs_golden) {
         snprintf(name, sizeof name, "layer.%d.linear_attn.normed", i);
         float *want = golden(&f, name, n); /* [T, Hv·dv] */
         float *y = xmalloc((size_t)n * sizeof(float));
-        gated_rmsnorm(y, core, z, T * Hv, dv, f.ck.weights.layers[i].linear_attn.norm, (float)c->rms_norm_eps);
+        gated_rmsnorm(y, core, z, T * Hv, dv, f.ck.weights.layers[i].linear_attn.norm,
+                      (float)c->rms_norm_eps);
         snprintf(shape, sizeof shape, "%d x %d x %d", T, Hv, dv);
         /* as for RMSNorm, plus silu in float32: a few roundings on values of size ~1 */
         ok &= compare_f32(name, shape, y, want, n, 2e-6, 1e-5, NULL);

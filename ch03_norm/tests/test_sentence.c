@@ -70,7 +70,8 @@ START_TEST(test_fallback_and_embed) {
     ck_assert_msg(sentence_embed(&ck, t.ids, t.n, x, &err), "%s", err.msg);
     for (int i = 0; i < t.n; i++)
         for (int j = 0; j < H; j++)
-            ck_assert(x[(size_t)i * H + j] == tensor_get_f32(ck.weights.embed_tokens, (int64_t)t.ids[i] * H + j));
+            ck_assert(x[(size_t)i * H + j] ==
+                      tensor_get_f32(ck.weights.embed_tokens, (int64_t)t.ids[i] * H + j));
     free(x);
     tok_ids_free(&t);
     ckpt_close(&ck);

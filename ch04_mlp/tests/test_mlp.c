@@ -20,7 +20,8 @@
 #define GOLDEN "reference/golden/tiny_forward.safetensors"
 
 static Tensor f32_matrix(const float *values, int rows, int cols) {
-    Tensor t = {.name = "w", .dtype = DTYPE_F32, .ndim = 2, .numel = rows * cols, .data = values, .file = "test"};
+    Tensor t = {
+        .name = "w", .dtype = DTYPE_F32, .ndim = 2, .numel = rows * cols, .data = values, .file = "test"};
     t.shape[0] = rows, t.shape[1] = cols;
     return t;
 }
@@ -52,7 +53,8 @@ START_TEST(test_by_hand) {
 
     /* The same weights stored as BF16 (all exactly representable): the same answer. */
     uint16_t bg[6], bu[6], bd[6];
-    for (int i = 0; i < 6; i++) bg[i] = f32_to_bf16(wg[i]), bu[i] = f32_to_bf16(wu[i]), bd[i] = f32_to_bf16(wd[i]);
+    for (int i = 0; i < 6; i++)
+        bg[i] = f32_to_bf16(wg[i]), bu[i] = f32_to_bf16(wu[i]), bd[i] = f32_to_bf16(wd[i]);
     g.dtype = u.dtype = d.dtype = DTYPE_BF16;
     g.data = bg, u.data = bu, d.data = bd;
     float yb[2];
@@ -71,7 +73,8 @@ static void fixture_open(Fixture *f) {
     Error err;
     const char *tiny = getenv("TINY") ? getenv("TINY") : "build/tiny";
     ck_assert_msg(st_open(&f->golden, GOLDEN, &err), "%s", err.msg);
-    ck_assert_msg(ckpt_open(&f->ck, tiny, &err), "%s (the tiny checkpoint is written by `make test`)", err.msg);
+    ck_assert_msg(ckpt_open(&f->ck, tiny, &err), "%s (the tiny checkpoint is written by `make test`)",
+                  err.msg);
     const Tensor *ids = st_find(&f->golden, "ids");
     ck_assert_msg(ids, "%s: no ids", GOLDEN);
     f->T = (int)ids->numel;
@@ -85,15 +88,15 @@ static void fixture_close(Fixture *f) {
 static float *golden(const Fixture *f, const char *name, int64_t numel) {
     const Tensor *t = st_find(&f->golden, name);
     ck_assert_msg(t, "%s: no tensor %s", GOLDEN, name);
-    ck_assert_msg(t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name, (long long)t->numel,
-                  (long long)numel);
+    ck_assert_msg(t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name,
+                  (long long)t->numel, (long long)numel);
     float *v = xmalloc((size_t)numel * sizeof(float));
     tensor_read_f32(t, 0, numel, v);
     return v;
 }
 
-static bool compare_golden(const Fixture *f, const char *name, const float *got, int rows, int cols, double atol,
-                           double rtol) {
+static bool compare_golden(const Fixture *f, const char *name, const float *got, int rows, int cols,
+                           double atol, double rtol) {
     float *want = golden(f, name, (int64_t)rows * cols);
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", rows, cols);

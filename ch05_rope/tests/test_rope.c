@@ -78,6 +78,18 @@ START_TEST(test_full_config_frequencies) {
     /* the slowest pair: 1e7^(−62/64); its wavelength 2π·1e7^(62/64) ≈ 3.79e7 tokens */
     ck_assert_double_eq_tol(2 * M_PI / rt.inv_freq[31], 2 * M_PI * pow(1e7, 62.0 / 64), 1e-3);
     for (int i = 1; i < 32; i++) ck_assert(rt.inv_freq[i] < rt.inv_freq[i - 1]);
+
+    /* Far positions keep their precision: at p = 200 000 the angle of pair 0 is
+     * 200 000 rad, where float32 steps by 0.016; the table must still hold
+     * cos/sin of the exact angle (here in long double) to float32 rounding. */
+    rope_reserve(&rt, 200001);
+    const float *c = rope_cos(&rt, 200000), *s = rope_sin(&rt, 200000);
+    for (int i = 0; i < 32; i++) {
+        long double angle = 200000.0L * powl(1e7L, -2.0L * i / 64);
+        ck_assert_msg(fabsl(c[i] - cosl(angle)) < 1e-7L && fabsl(s[i] - sinl(angle)) < 1e-7L,
+                      "pair %d at 200000: cos %.9f sin %.9f, want %.9Lf %.9Lf", i, c[i], s[i], cosl(angle),
+                      sinl(angle));
+    }
     rope_free(&rt);
 }
 END_TEST
@@ -93,7 +105,8 @@ static void fixture_open(Fixture *f) {
     Error err;
     const char *tiny = getenv("TINY") ? getenv("TINY") : "build/tiny";
     ck_assert_msg(st_open(&f->golden, GOLDEN, &err), "%s", err.msg);
-    ck_assert_msg(ckpt_open(&f->ck, tiny, &err), "%s (the tiny checkpoint is written by `make test`)", err.msg);
+    ck_assert_msg(ckpt_open(&f->ck, tiny, &err), "%s (the tiny checkpoint is written by `make test`)",
+                  err.msg);
 }
 
 static void fixture_close(Fixture *f) {
@@ -105,8 +118,8 @@ static void fixture_close(Fixture *f) {
 static float *golden(const Fixture *f, const char *name, int64_t numel) {
     const Tensor *t = st_find(&f->golden, name);
     ck_assert_msg(t, "%s: no tensor %s", GOLDEN, name);
-    ck_assert_msg(t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name, (long long)t->numel,
-                  (long long)numel);
+    ck_assert_msg(t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name,
+                  (long long)t->numel, (long long)numel);
     float *v = xmalloc((size_t)numel * sizeof(float));
     tensor_read_f32(t, 0, numel, v);
     return v;
@@ -170,9 +183,9 @@ START_TEST(test_attention_q_k_vs_golden) {
 
     /* keys: project the golden layer input with W_k, then norm and rotate */
     snprintf(name, sizeof name, "layer.%d.input_norm", layer);
-    float *x = golden(&f, name, (int64_t)T * H); /* [T, H] */
+    float *x = golden(&f, name, (int64_t)T * H);             /* [T, H] */
     float *k = xmalloc((size_t)T * Hkv * d * sizeof(float)); /* [T, Hkv, d] */
-    float *wrow = xmalloc((size_t)H * sizeof(float));       /* [H] */
+    float *wrow = xmalloc((size_t)H * sizeof(float));        /* [H] */
     for (int o = 0; o < Hkv * d; o++) {
         tensor_read_f32(aw->k_proj, (int64_t)o * H, H, wrow);
         for (int t = 0; t < T; t++) {
@@ -228,12 +241,13 @@ START_TEST(test_relative_position) {
     for (size_t p = 0; p < ARRAY_LEN(pairs); p++) {
         double s = dot_at(&rt, q, k, pairs[p][0], pairs[p][1]);
         /* float32 cos/sin (relative 6e−8) on 64 products of size ~1: well under 1e−4 */
-        ck_assert_msg(fabs(s - base) < 1e-4, "q·k at (%d, %d) = %.7f, at (3, 0) = %.7f", pairs[p][0], pairs[p][1], s,
-                      base);
+        ck_assert_msg(fabs(s - base) < 1e-4, "q·k at (%d, %d) = %.7f, at (3, 0) = %.7f", pairs[p][0],
+                      pairs[p][1], s, base);
     }
     /* ... and a different distance a different one (so the check above can fail) */
     double other = dot_at(&rt, q, k, 4, 0);
-    ck_assert_msg(fabs(other - base) > 1e-2, "q·k at distance 4 (%.7f) equals distance 3 (%.7f)", other, base);
+    ck_assert_msg(fabs(other - base) > 1e-2, "q·k at distance 4 (%.7f) equals distance 3 (%.7f)", other,
+                  base);
     /* at distance 0 the rotation cancels: the score is the plain q·k */
     double plain = 0;
     for (int i = 0; i < 256; i++) plain += (double)q[i] * k[i];
