@@ -41,7 +41,7 @@ $(BUILD)/config.mk: mk/deps.sh
 	@mkdir -p $(@D)
 	@sh mk/deps.sh $@
 
-CHAPTERS    := $(sort $(wildcard ch[0-9][0-9]_*))
+CHAPTERS    := $(patsubst %/,%,$(sort $(wildcard ch[0-9][0-9]_*/)))
 COMMON_SRC  := $(sort $(wildcard common/*.c))
 COMMON_OBJ  := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIB         := $(BUILD)/libqwen.a
