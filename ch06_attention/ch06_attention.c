@@ -38,18 +38,19 @@ static void usage(FILE *to) {
     fprintf(to,
             "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--plot=png|ascii|none]\n"
             "\n"
-            "Chapter 6: the first full-attention layer (layer 3) on the sentence\n"
-            BOOK_SENTENCE ": query/gate split, GQA, q/k norm, each head's attention\n"
-            "weights (heatmap), the gate's range, the KV cache's cost per token, and\n"
-            "token-by-token decoding with the cache checked against the full pass.\n"
+            "Chapter 6: the first full-attention layer (layer 3) on the book's sentence:\n"
+            "query/gate split, GQA, q/k norm, each head's attention weights (heatmap), the\n"
+            "gate's range, the KV cache's cost per token, and token-by-token decoding with\n"
+            "the cache checked against the full pass.\n"
             "\n"
             "  --model DIR    the model folder (else $QWEN35_MODEL, models/Qwen3.5-0.8B,\n"
             "                 or the Hugging Face cache)\n"
-            "  --ids 1,2,3    token ids to run instead of the sentence (needed when the\n"
-            "                 folder has no tokenizer.json, e.g. a synthetic checkpoint)\n"
-            "  --dump FILE    write ids, layer.3.input_norm, layer.3.self_attn.{q_raw, gate,\n"
-            "                 q, k, v, probs, attn, gated, out} and rope.{cos, sin} to FILE\n"
-            "                 (float32 safetensors, the names reference/qwen35_reference.py uses)\n"
+            "  --ids 1,2,3    token ids instead of the sentence (also \"[1, 2, 3]\"); without\n"
+            "                 them and without a tokenizer.json (a synthetic checkpoint) the\n"
+            "                 reference script's 7 ids are used\n"
+            "  --dump FILE    write ids, embed, layer.3.input_norm, layer.3.self_attn.{q_raw,\n"
+            "                 gate, q, k, v, probs, attn, gated, out} and rope.{cos, sin} to\n"
+            "                 FILE (float32 safetensors, the names reference/qwen35_reference.py uses)\n"
             "  --plot=MODE    png (default): plots/ch06_attention.png (+ .dat, .gp)\n"
             "                 ascii: the same, and the heatmap drawn in the terminal (stderr)\n"
             "                 none: no figure\n"
@@ -89,10 +90,14 @@ static Options parse_args(int argc, char **argv) {
         } else if ((v = option_value("--dump", argc, argv, &i))) {
             o.dump = v;
         } else if ((v = option_value("--plot", argc, argv, &i))) {
-            if (strcmp(v, "png") == 0) o.plot = PLOT_PNG;
-            else if (strcmp(v, "ascii") == 0) o.plot = PLOT_ASCII;
-            else if (strcmp(v, "none") == 0) o.plot = PLOT_NONE;
-            else die("--plot is png, ascii or none, got '%s'", v);
+            if (strcmp(v, "png") == 0)
+                o.plot = PLOT_PNG;
+            else if (strcmp(v, "ascii") == 0)
+                o.plot = PLOT_ASCII;
+            else if (strcmp(v, "none") == 0)
+                o.plot = PLOT_NONE;
+            else
+                die("--plot is png, ascii or none, got '%s'", v);
         } else {
             die("unknown option '%s' (see --help)", argv[i]);
         }
@@ -122,10 +127,14 @@ static char *token_label(const Tokenizer *tok, int id) {
     } else {
         for (int i = 0; i < len; i++) {
             unsigned char c = bytes[i];
-            if (c == '\n') *o++ = '\\', *o++ = 'n';
-            else if (c == '\t') *o++ = '\\', *o++ = 't';
-            else if (c == '\r') *o++ = '\\', *o++ = 'r';
-            else *o++ = (char)c;
+            if (c == '\n')
+                *o++ = '\\', *o++ = 'n';
+            else if (c == '\t')
+                *o++ = '\\', *o++ = 't';
+            else if (c == '\r')
+                *o++ = '\\', *o++ = 'r';
+            else
+                *o++ = (char)c;
         }
         *o = '\0';
     }
@@ -191,19 +200,22 @@ static void plot_heads(const float *probs, int Hq, int T, int layer, char **labe
     int rows = gr * (T + 1) - 1, cols = gc * (T + 1) - 1;
     float *m = xmalloc((size_t)rows * cols * sizeof(float)); /* [rows, cols] */
     for (size_t i = 0; i < (size_t)rows * cols; i++) m[i] = NAN;
-    const char **rl = xcalloc((size_t)rows, sizeof *rl); /* [rows]: row labels (the terminal drawing uses them) */
+    const char **rl =
+        xcalloc((size_t)rows, sizeof *rl); /* [rows]: row labels (the terminal drawing uses them) */
     /* Ticks: every token's text for a short input; for a long one, positions at a
      * round step (0, 50, 100, ...), at most 5 per tile. */
     bool by_position = T > 24;
     int step = 1;
     if (by_position)
-        for (int k = 0; step * 5 < T; k++) step = (k % 3 == 0 ? 1 : k % 3 == 1 ? 2 : 5) * (int)pow(10, k / 3 + 1);
+        for (int k = 0; step * 5 < T; k++)
+            step = (k % 3 == 0 ? 1 : k % 3 == 1 ? 2 : 5) * (int)pow(10, k / 3 + 1);
     Text extra = {0}, xt = {0}, yt = {0};
     for (int h = 0; h < Hq; h++) {
         int r0 = (h / gc) * (T + 1), c0 = (h % gc) * (T + 1);
         for (int t = 0; t < T; t++) {
             rl[r0 + t] = labels[t];
-            for (int j = 0; j <= t; j++) m[(size_t)(r0 + t) * cols + c0 + j] = probs[((size_t)h * T + t) * T + j];
+            for (int j = 0; j <= t; j++)
+                m[(size_t)(r0 + t) * cols + c0 + j] = probs[((size_t)h * T + t) * T + j];
         }
         for (int t = 0; t < T; t += step) {
             char pos[16];
@@ -225,7 +237,8 @@ static void plot_heads(const float *probs, int Hq, int T, int layer, char **labe
     }
     text_add(&extra, "set xtics (%s) rotate by -45\nset ytics (%s)\n", xt.s, yt.s);
     char title[160];
-    snprintf(title, sizeof title, "第 %d 层 %d 个头的注意力权重（行：提问的 token，列：被看的 token）", layer, Hq);
+    snprintf(title, sizeof title, "第 %d 层 %d 个头的注意力权重（行：提问的 token，列：被看的 token）", layer,
+             Hq);
     Plot p = {.name = "ch06_attention", .title = title, .extra = extra.s};
     PlotOptions po = {.mode = mode, .png_width = 1100, .png_height = 640};
     plot_heatmap(&p, m, rows, cols, rl, NULL, &po);
@@ -301,16 +314,16 @@ int main(int argc, char **argv) {
 
     /* The full pass, keeping every intermediate. */
     size_t nq = (size_t)T * Hq * d, nk = (size_t)T * Hkv * d;
-    float *q_raw = xmalloc(nq * sizeof(float));                  /* [T, Hq, d] */
-    float *gate = xmalloc(nq * sizeof(float));                   /* [T, Hq, d] */
-    float *q = xmalloc(nq * sizeof(float));                      /* [T, Hq, d] */
-    float *k_raw = xmalloc(nk * sizeof(float));                  /* [T, Hkv, d] before k_norm */
-    float *k = xmalloc(nk * sizeof(float));                      /* [T, Hkv, d] */
-    float *v = xmalloc(nk * sizeof(float));                      /* [T, Hkv, d] */
+    float *q_raw = xmalloc(nq * sizeof(float));                 /* [T, Hq, d] */
+    float *gate = xmalloc(nq * sizeof(float));                  /* [T, Hq, d] */
+    float *q = xmalloc(nq * sizeof(float));                     /* [T, Hq, d] */
+    float *k_raw = xmalloc(nk * sizeof(float));                 /* [T, Hkv, d] before k_norm */
+    float *k = xmalloc(nk * sizeof(float));                     /* [T, Hkv, d] */
+    float *v = xmalloc(nk * sizeof(float));                     /* [T, Hkv, d] */
     float *probs = xmalloc((size_t)Hq * T * T * sizeof(float)); /* [Hq, T, T] */
-    float *attn = xmalloc(nq * sizeof(float));                   /* [T, Hq·d] */
-    float *gated = xmalloc(nq * sizeof(float));                  /* [T, Hq·d] */
-    float *out = xmalloc((size_t)T * H * sizeof(float));         /* [T, H] */
+    float *attn = xmalloc(nq * sizeof(float));                  /* [T, Hq·d] */
+    float *gated = xmalloc(nq * sizeof(float));                 /* [T, Hq·d] */
+    float *out = xmalloc((size_t)T * H * sizeof(float));        /* [T, H] */
     AttnTrace tr = {q_raw, gate, q, k, v, probs, attn, gated};
     RopeTable rope;
     rope_init_config(&rope, c, T);
@@ -330,13 +343,14 @@ int main(int argc, char **argv) {
             size_t used = strlen(full_layers);
             snprintf(full_layers + used, sizeof full_layers - used, "%s%d", n++ ? "、" : "", i);
         }
-    printf("第 %d 层是第一个全注意力层（%d 层里第 %s 层是全注意力），一层 %.1fM 参数：\n", layer, c->num_hidden_layers,
-           full_layers, (double)n_params / 1e6);
+    printf("第 %d 层是第一个全注意力层（%d 层里第 %s 层是全注意力），一层 %.1fM 参数：\n", layer,
+           c->num_hidden_layers, full_layers, (double)n_params / 1e6);
     printf("  q_proj [%lld, %lld]：%d 个头 × %d，每头前 %d 是 query、后 %d 是门（gate）\n",
            (long long)w->q_proj->shape[0], (long long)w->q_proj->shape[1], Hq, 2 * d, d, d);
-    printf("  k_proj、v_proj 各 [%lld, %lld]：%d 个 KV 头 × %d；o_proj [%lld, %lld]；q_norm、k_norm 各 %d 个权重\n",
-           (long long)w->k_proj->shape[0], (long long)w->k_proj->shape[1], Hkv, d, (long long)w->o_proj->shape[0],
-           (long long)w->o_proj->shape[1], d);
+    printf("  k_proj、v_proj 各 [%lld, %lld]：%d 个 KV 头 × %d；o_proj [%lld, %lld]；q_norm、k_norm 各 %d "
+           "个权重\n",
+           (long long)w->k_proj->shape[0], (long long)w->k_proj->shape[1], Hkv, d,
+           (long long)w->o_proj->shape[0], (long long)w->o_proj->shape[1], d);
 
     char idbuf[512];
     printf("输入：%s %s：", source_label, ids_str(ids.ids, T, idbuf, sizeof idbuf));
@@ -376,7 +390,8 @@ int main(int argc, char **argv) {
             for (int r = 0; r < 3; r++)
                 for (int j = 0; j < T; j++)
                     if (j != top[0] && j != top[1] && (top[r] < 0 || row[j] > row[top[r]])) top[r] = j;
-            for (int r = 0; r < 3 && r < T; r++) printf("%s位置 %d「%s」%.2f", r ? "，" : "", top[r], labels[top[r]], row[top[r]]);
+            for (int r = 0; r < 3 && r < T; r++)
+                printf("%s位置 %d「%s」%.2f", r ? "，" : "", top[r], labels[top[r]], row[top[r]]);
         }
         printf("\n");
     }
@@ -391,16 +406,19 @@ int main(int argc, char **argv) {
         closed += s < 0.1;
         open += s > 0.9;
     }
-    printf("门 sigmoid(gate) 的范围 [%.2f, %.2f]，平均 %.2f；小于 0.1 的占 %.0f%%（几乎关上），大于 0.9 的占 %.0f%%（几乎全开）\n",
-           glo, ghi, gsum / (double)nq, 100.0 * (double)closed / (double)nq, 100.0 * (double)open / (double)nq);
-    printf("乘门之前注意力输出的 RMS %.3f，乘门之后 %.3f；o_proj 写回残差流 [%d, %d]，RMS %.3f\n", rms(attn, nq),
-           rms(gated, nq), T, H, rms(out, (size_t)T * H));
+    printf("门 sigmoid(gate) 的范围 [%.2f, %.2f]，平均 %.2f；小于 0.1 的占 %.0f%%（几乎关上），大于 0.9 的占 "
+           "%.0f%%（几乎全开）\n",
+           glo, ghi, gsum / (double)nq, 100.0 * (double)closed / (double)nq,
+           100.0 * (double)open / (double)nq);
+    printf("乘门之前注意力输出的 RMS %.3f，乘门之后 %.3f；o_proj 写回残差流 [%d, %d]，RMS %.3f\n",
+           rms(attn, nq), rms(gated, nq), T, H, rms(out, (size_t)T * H));
 
     size_t per_token = kv_bytes_per_token(&kv);
-    printf("KV cache：每个 token 每层存 K、V 各 %d 个头 × %d 维，fp32 是 2 × %d × %d × 4 = %zu 字节 = %g KB\n", Hkv, d,
-           Hkv, d, per_token, (double)per_token / 1024);
-    printf("  这 %d 个 token 共 %g KB；%d 个全注意力层加起来每个 token %g KB；", T, (double)per_token * T / 1024,
-           n_full, (double)per_token * n_full / 1024);
+    printf(
+        "KV cache：每个 token 每层存 K、V 各 %d 个头 × %d 维，fp32 是 2 × %d × %d × 4 = %zu 字节 = %g KB\n",
+        Hkv, d, Hkv, d, per_token, (double)per_token / 1024);
+    printf("  这 %d 个 token 共 %g KB；%d 个全注意力层加起来每个 token %g KB；", T,
+           (double)per_token * T / 1024, n_full, (double)per_token * n_full / 1024);
     if (c->max_position_embeddings > 0)
         printf("最长上下文 %d 个 token 时每层 %.1f GB", c->max_position_embeddings,
                (double)per_token * c->max_position_embeddings / (1 << 30));
@@ -414,10 +432,12 @@ int main(int argc, char **argv) {
     KVCache kv2;
     kv_init(&kv2, &at, 0);
     attn_forward(&at, &rope, &kv2, x, prefill, dec, NULL);
-    for (int t = prefill; t < T; t++) attn_forward(&at, &rope, &kv2, x + (size_t)t * H, 1, dec + (size_t)t * H, NULL);
+    for (int t = prefill; t < T; t++)
+        attn_forward(&at, &rope, &kv2, x + (size_t)t * H, 1, dec + (size_t)t * H, NULL);
     double maxdiff = 0;
     for (size_t i = 0; i < (size_t)T * H; i++) maxdiff = fmax(maxdiff, fabs((double)dec[i] - out[i]));
-    printf("逐 token 解码：先整段算前 %d 个 token，再带着 KV cache 一个一个算后 %d 个，和整段一起算的输出最大差 %.3g\n",
+    printf("逐 token 解码：先整段算前 %d 个 token，再带着 KV cache 一个一个算后 %d "
+           "个，和整段一起算的输出最大差 %.3g\n",
            prefill, T - prefill, maxdiff);
     fflush(stdout);
 
@@ -426,12 +446,14 @@ int main(int argc, char **argv) {
     if (opt.dump) {
         char names[12][64];
         const char *parts[] = {"q_raw", "gate", "q", "k", "v", "probs", "attn", "gated", "out"};
-        for (int i = 0; i < 9; i++) snprintf(names[i], sizeof names[i], "layer.%d.self_attn.%s", layer, parts[i]);
+        for (int i = 0; i < 9; i++)
+            snprintf(names[i], sizeof names[i], "layer.%d.self_attn.%s", layer, parts[i]);
         snprintf(names[9], sizeof names[9], "layer.%d.input_norm", layer);
         float *idf = xmalloc((size_t)T * sizeof(float)); /* [T] */
         for (int t = 0; t < T; t++) idf[t] = (float)ids.ids[t];
         int half = rope.half;
-        float *cosv = xmalloc((size_t)T * half * sizeof(float)), *sinv = xmalloc((size_t)T * half * sizeof(float));
+        float *cosv = xmalloc((size_t)T * half * sizeof(float)),
+              *sinv = xmalloc((size_t)T * half * sizeof(float));
         for (int t = 0; t < T; t++) {
             memcpy(cosv + (size_t)t * half, rope_cos(&rope, t), (size_t)half * sizeof(float));
             memcpy(sinv + (size_t)t * half, rope_sin(&rope, t), (size_t)half * sizeof(float));
@@ -462,7 +484,8 @@ int main(int argc, char **argv) {
     kv_free(&kv2);
     rope_free(&rope);
     free(dec);
-    free(q_raw), free(gate), free(q), free(k_raw), free(k), free(v), free(probs), free(attn), free(gated), free(out);
+    free(q_raw), free(gate), free(q), free(k_raw), free(k), free(v), free(probs), free(attn), free(gated),
+        free(out);
     free(embed), free(x);
     for (int t = 0; t < T; t++) free(labels[t]);
     free(labels);

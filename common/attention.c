@@ -18,10 +18,10 @@ static bool check_shape(const Tensor *t, const char *what, int64_t d0, int64_t d
     if (!ok) {
         char got[96];
         if (ndim == 1)
-            return error_set(err, "%s: attention weight %s has shape %s, but the config implies [%lld]", t->file,
-                             t->name, shape_str(t, got, sizeof got), (long long)d0);
-        return error_set(err, "%s: attention weight %s has shape %s, but the config implies [%lld, %lld]", t->file,
-                         t->name, shape_str(t, got, sizeof got), (long long)d0, (long long)d1);
+            return error_set(err, "%s: attention weight %s has shape %s, but the config implies [%lld]",
+                             t->file, t->name, shape_str(t, got, sizeof got), (long long)d0);
+        return error_set(err, "%s: attention weight %s has shape %s, but the config implies [%lld, %lld]",
+                         t->file, t->name, shape_str(t, got, sizeof got), (long long)d0, (long long)d1);
     }
     return true;
 }
@@ -29,15 +29,17 @@ static bool check_shape(const Tensor *t, const char *what, int64_t d0, int64_t d
 bool attn_init(Attention *a, const Config *c, const AttentionWeights *w, Error *err) {
     memset(a, 0, sizeof *a);
     if (c->num_attention_heads <= 0 || c->num_key_value_heads <= 0 || c->head_dim <= 0 || c->hidden_size <= 0)
-        return error_set(err, "attention: heads (%d query, %d key/value), head_dim %d and hidden_size %d must be "
-                              "positive",
+        return error_set(err,
+                         "attention: heads (%d query, %d key/value), head_dim %d and hidden_size %d must be "
+                         "positive",
                          c->num_attention_heads, c->num_key_value_heads, c->head_dim, c->hidden_size);
     if (c->num_attention_heads % c->num_key_value_heads != 0)
         return error_set(err, "attention: %d query heads cannot share %d key/value heads evenly",
                          c->num_attention_heads, c->num_key_value_heads);
     int64_t H = c->hidden_size, Hq = c->num_attention_heads, Hkv = c->num_key_value_heads, d = c->head_dim;
     if (!check_shape(w->q_proj, "q_proj", Hq * 2 * d, H, err) || /* per head d query + d gate rows */
-        !check_shape(w->k_proj, "k_proj", Hkv * d, H, err) || !check_shape(w->v_proj, "v_proj", Hkv * d, H, err) ||
+        !check_shape(w->k_proj, "k_proj", Hkv * d, H, err) ||
+        !check_shape(w->v_proj, "v_proj", Hkv * d, H, err) ||
         !check_shape(w->o_proj, "o_proj", H, Hq * d, err) || !check_shape(w->q_norm, "q_norm", d, -1, err) ||
         !check_shape(w->k_norm, "k_norm", d, -1, err))
         return false;
@@ -56,7 +58,7 @@ bool attn_init(Attention *a, const Config *c, const AttentionWeights *w, Error *
 void kv_init(KVCache *kv, const Attention *a, int reserve) {
     *kv = (KVCache){.n_kv_heads = a->n_kv_heads, .head_dim = a->head_dim};
     if (reserve > 0) {
-        size_t row = (size_t)kv->n_kv_heads * kv->head_dim; /* floats per token: Hkv · d */
+        size_t row = (size_t)kv->n_kv_heads * kv->head_dim;     /* floats per token: Hkv · d */
         kv->k = xmalloc((size_t)reserve * row * sizeof(float)); /* [reserve, Hkv, d] */
         kv->v = xmalloc((size_t)reserve * row * sizeof(float)); /* [reserve, Hkv, d] */
         kv->cap = reserve;
@@ -101,8 +103,8 @@ static float dot(const float *q, const float *k, int d) {
 
 /* One query row: query head h of the token at position pos reads positions
  * 0 .. pos of its KV head. score: scratch [pos + 1]; o: [d]; probs_row: [P] or NULL. */
-static void attend_one(const float *q, const float *K, const float *V, int kv_stride, int pos, int d, float scale,
-                       float *restrict score, float *restrict o, float *probs_row, int P) {
+static void attend_one(const float *q, const float *K, const float *V, int kv_stride, int pos, int d,
+                       float scale, float *restrict score, float *restrict o, float *probs_row, int P) {
     /* scores s_j = q · k_j / sqrt(d); only j <= pos exist for this token (causal) */
     float max = -INFINITY;
     for (int j = 0; j <= pos; j++) {
@@ -136,12 +138,13 @@ void attn_forward(const Attention *a, RopeTable *rope, KVCache *kv, const float 
     const AttentionWeights *w = a->w;
     int Hq = a->n_heads, Hkv = a->n_kv_heads, d = a->head_dim;
     if (T <= 0) return;
-    if (rope->head_dim != d) die("attention: the RoPE table is for head_dim %d, the layer has %d", rope->head_dim, d);
+    if (rope->head_dim != d)
+        die("attention: the RoPE table is for head_dim %d, the layer has %d", rope->head_dim, d);
     if (kv->n_kv_heads != Hkv || kv->head_dim != d)
-        die("attention: the KV cache holds %d heads of %d, the layer has %d of %d", kv->n_kv_heads, kv->head_dim,
-            Hkv, d);
-    int len0 = kv->len;  /* tokens already in the cache */
-    int P = len0 + T;    /* positions after this call */
+        die("attention: the KV cache holds %d heads of %d, the layer has %d of %d", kv->n_kv_heads,
+            kv->head_dim, Hkv, d);
+    int len0 = kv->len; /* tokens already in the cache */
+    int P = len0 + T;   /* positions after this call */
     size_t qd = (size_t)Hq * d, kvd = (size_t)Hkv * d;
 
     /* 1. project: q_proj gives per head [d query | d gate] */
@@ -152,8 +155,9 @@ void attn_forward(const Attention *a, RopeTable *rope, KVCache *kv, const float 
     for (int t = 0; t < T; t++)
         for (int h = 0; h < Hq; h++) {
             const float *block = qg + ((size_t)t * Hq + h) * 2 * d; /* head h's 2d numbers (512) */
-            memcpy(q + ((size_t)t * Hq + h) * d, block, (size_t)d * sizeof(float));        /* first half: query */
-            memcpy(gate + ((size_t)t * Hq + h) * d, block + d, (size_t)d * sizeof(float)); /* second half: gate */
+            memcpy(q + ((size_t)t * Hq + h) * d, block, (size_t)d * sizeof(float)); /* first half: query */
+            memcpy(gate + ((size_t)t * Hq + h) * d, block + d,
+                   (size_t)d * sizeof(float)); /* second half: gate */
         }
     free(qg);
     if (trace && trace->q_raw) memcpy(trace->q_raw, q, (size_t)T * qd * sizeof(float));
@@ -183,7 +187,7 @@ void attn_forward(const Attention *a, RopeTable *rope, KVCache *kv, const float 
      * independent, so they are spread over the cores; each row is always computed
      * whole by one thread, so the thread count never changes a result */
     float *o = xmalloc((size_t)T * qd * sizeof(float)); /* [T, Hq·d] */
-    float *probs = trace ? trace->probs : NULL;           /* [Hq, T, P] or NULL */
+    float *probs = trace ? trace->probs : NULL;         /* [Hq, T, P] or NULL */
     float scale = 1.0f / sqrtf((float)d);
 #pragma omp parallel
     {
@@ -192,8 +196,8 @@ void attn_forward(const Attention *a, RopeTable *rope, KVCache *kv, const float 
         for (int h = 0; h < Hq; h++)
             for (int t = 0; t < T; t++) {
                 int g = attn_kv_head(a, h); /* GQA: the KV head this query head reads */
-                attend_one(q + ((size_t)t * Hq + h) * d, kv->k + (size_t)g * d, kv->v + (size_t)g * d, (int)kvd,
-                           len0 + t, d, scale, score, o + ((size_t)t * Hq + h) * d,
+                attend_one(q + ((size_t)t * Hq + h) * d, kv->k + (size_t)g * d, kv->v + (size_t)g * d,
+                           (int)kvd, len0 + t, d, scale, score, o + ((size_t)t * Hq + h) * d,
                            probs ? probs + ((size_t)h * T + t) * P : NULL, P);
             }
         free(score);

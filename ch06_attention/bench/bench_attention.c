@@ -34,7 +34,8 @@ static Tensor bf16_weight(const char *name, int64_t d0, int64_t d1) {
     uint16_t *data = xaligned_alloc((size_t)n * sizeof(uint16_t));
     float scale = d1 ? sqrtf(3.0f / (float)d1) : 0.1f;
     for (int64_t i = 0; i < n; i++) data[i] = f32_to_bf16(uniform(scale));
-    Tensor t = {.name = name, .dtype = DTYPE_BF16, .ndim = d1 ? 2 : 1, .numel = n, .data = data, .file = "bench"};
+    Tensor t = {
+        .name = name, .dtype = DTYPE_BF16, .ndim = d1 ? 2 : 1, .numel = n, .data = data, .file = "bench"};
     t.shape[0] = d0;
     t.shape[1] = d1;
     return t;
@@ -83,8 +84,13 @@ static void run_projections(void *p) {
 int main(int argc, char **argv) {
     (void)argc;
     set_program_name(argv[0]);
-    Config c = {.hidden_size = 1024, .num_attention_heads = 8, .num_key_value_heads = 2, .head_dim = 256,
-                .rms_norm_eps = 1e-6, .rope_theta = 1e7, .rotary_dim = 64};
+    Config c = {.hidden_size = 1024,
+                .num_attention_heads = 8,
+                .num_key_value_heads = 2,
+                .head_dim = 256,
+                .rms_norm_eps = 1e-6,
+                .rope_theta = 1e7,
+                .rotary_dim = 64};
     Tensor q = bf16_weight("q_proj", 4096, 1024), k = bf16_weight("k_proj", 512, 1024),
            v = bf16_weight("v_proj", 512, 1024), o = bf16_weight("o_proj", 1024, 2048),
            qn = bf16_weight("q_norm", 256, 0), kn = bf16_weight("k_norm", 256, 0);
@@ -98,21 +104,22 @@ int main(int argc, char **argv) {
 
     const int max_T = 139, contexts[] = {139, 1024, 4096, 16384};
     const int max_ctx = contexts[ARRAY_LEN(contexts) - 1];
-    float *x = xmalloc((size_t)max_T * 1024 * sizeof(float)); /* [139, 1024] */
-    float *y = xmalloc((size_t)max_T * 1024 * sizeof(float)); /* [139, 1024] */
+    float *x = xmalloc((size_t)max_T * 1024 * sizeof(float));       /* [139, 1024] */
+    float *y = xmalloc((size_t)max_T * 1024 * sizeof(float));       /* [139, 1024] */
     float *scratch = xmalloc((size_t)max_T * 4096 * sizeof(float)); /* [139, 4096] */
-    for (int i = 0; i < max_T * 1024; i++) x[i] = uniform(1.7f); /* RMS ~1, like a normed input */
+    for (int i = 0; i < max_T * 1024; i++) x[i] = uniform(1.7f);    /* RMS ~1, like a normed input */
     KVCache kv;
     kv_init(&kv, &at, max_ctx + 1);
 
-    printf("one full-attention layer, 0.8B shapes (weights %.1f MB in BF16), %s kernels\n", weight_bytes / 1e6,
-           linear_kernel_name());
+    printf("one full-attention layer, 0.8B shapes (weights %.1f MB in BF16), %s kernels\n",
+           weight_bytes / 1e6, linear_kernel_name());
     printf("prefill (one call, empty cache):\n");
     const int prompts[] = {6, 139};
     for (size_t i = 0; i < ARRAY_LEN(prompts); i++) {
         Ctx cx = {&at, &rope, &kv, x, y, scratch, prompts[i], 0};
         double total = best_of(10, run_layer, &cx), proj = best_of(10, run_projections, &cx);
-        printf("  %3d tokens: %7.2f ms (%.3f ms per token); projections %.2f ms = %.0f%%, attention itself %.0f%%\n",
+        printf("  %3d tokens: %7.2f ms (%.3f ms per token); projections %.2f ms = %.0f%%, attention itself "
+               "%.0f%%\n",
                prompts[i], total * 1e3, total * 1e3 / prompts[i], proj * 1e3, 100 * proj / total,
                100 * fmax(0, total - proj) / total);
     }
@@ -129,7 +136,8 @@ int main(int argc, char **argv) {
         one.len0 = contexts[i];
         double total = best_of(20, run_layer, &one);
         double cache_bytes = (double)contexts[i] * kv_bytes_per_token(&kv);
-        printf("  after %5d tokens: %.3f ms per token; cache %5.1f MB (%.2f× the weights), attention itself %.0f%%\n",
+        printf("  after %5d tokens: %.3f ms per token; cache %5.1f MB (%.2f× the weights), attention itself "
+               "%.0f%%\n",
                contexts[i], total * 1e3, cache_bytes / 1e6, cache_bytes / weight_bytes,
                100 * fmax(0, total - proj1) / total);
     }

@@ -33,7 +33,8 @@ static const char *tiny_dir(void) { return getenv("TINY") ? getenv("TINY") : "bu
 
 /* A float32 tensor as if it came from a checkpoint: [d0] or [d0, d1]. */
 static Tensor f32_tensor(const char *name, const float *values, int64_t d0, int64_t d1) {
-    Tensor t = {.name = name, .dtype = DTYPE_F32, .ndim = d1 > 0 ? 2 : 1, .data = values, .file = "hand-built"};
+    Tensor t = {
+        .name = name, .dtype = DTYPE_F32, .ndim = d1 > 0 ? 2 : 1, .data = values, .file = "hand-built"};
     t.shape[0] = d0;
     t.shape[1] = d1;
     t.numel = d0 * (d1 > 0 ? d1 : 1);
@@ -55,8 +56,8 @@ static Config hand_config(int hidden, int heads, int kv_heads, int head_dim) {
 static const float *golden(const SafeTensors *g, const char *name, int64_t numel) {
     const Tensor *t = st_find(g, name);
     ck_assert_msg(t != NULL, "%s: no tensor %s", GOLDEN, name);
-    ck_assert_msg(t->dtype == DTYPE_F32 && t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name,
-                  (long long)t->numel, (long long)numel);
+    ck_assert_msg(t->dtype == DTYPE_F32 && t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN,
+                  name, (long long)t->numel, (long long)numel);
     return t->data;
 }
 
@@ -129,8 +130,8 @@ static void tiny_close(Tiny *tn) {
  *                                                   = (1.2787249, −0.0400730)
  * out = head 0 + head 1: token 0 (4.1423912, −1), token 1 (2.7651839, −0.5197615). */
 START_TEST(test_two_tokens_by_hand) {
-    const float q_proj[8 * 2] = {1, 1, 1, -1, 0, 0, 0, 0, /* head 0: query rows, gate rows */
-                                 -1, 1, 1, 1, 2, 0, 0, -2}; /* head 1 */
+    const float q_proj[8 * 2] = {1,  1, 1, -1, 0, 0, 0, 0,   /* head 0: query rows, gate rows */
+                                 -1, 1, 1, 1,  2, 0, 0, -2}; /* head 1 */
     const float k_proj[2 * 2] = {1, -1, 1, 1};
     const float v_proj[2 * 2] = {3, 1, -1, 2};
     const float o_proj[2 * 4] = {1, 0, 1, 0, 0, 1, 0, 1};
@@ -156,10 +157,11 @@ START_TEST(test_two_tokens_by_hand) {
     /* hand values to 7–8 digits; eps and float32 rounding move the 7th digit at most */
     const double atol = 2e-6, rtol = 2e-6;
     const float want_q[8] = {1, 1, -1, 1, 1.3817733f, 0.3011687f, -0.3011687f, 1.3817733f}; /* [T, Hq, d] */
-    const float want_k[4] = {2, 1, -1.9220756f, -1.1426397f};                                /* [T, Hkv, d] */
+    const float want_k[4] = {2, 1, -1.9220756f, -1.1426397f};                               /* [T, Hkv, d] */
     const float want_probs[8] = {1, 0, 0.9864590f, 0.0135410f, 1, 0, 0.7787249f, 0.2212751f}; /* [Hq, T, T] */
     const float want_attn[8] = {3, -1, 3, -1, 2.9729180f, -0.9593771f, 2.5574498f, -0.3361748f};
-    const float want_gated[8] = {1.5f, -0.5f, 2.6423912f, -0.5f, 1.4864590f, -0.4796885f, 1.2787249f, -0.0400730f};
+    const float want_gated[8] = {1.5f,       -0.5f,       2.6423912f, -0.5f,
+                                 1.4864590f, -0.4796885f, 1.2787249f, -0.0400730f};
     const float want_out[4] = {4.1423912f, -1, 2.7651839f, -0.5197615f};
     bool ok = compare_f32("hand q (after norm + RoPE)", "2 x 2 x 2", q, want_q, 8, atol, rtol, NULL);
     ok &= compare_f32("hand k (after norm + RoPE)", "2 x 1 x 2", k, want_k, 4, atol, rtol, NULL);
@@ -192,7 +194,8 @@ START_TEST(test_layer3_vs_golden) {
     const Attention *a = &tn.at;
     int T = tn.T, Hq = a->n_heads, Hkv = a->n_kv_heads, d = a->head_dim, H = a->hidden;
     size_t nq = (size_t)T * Hq * d, nk = (size_t)T * Hkv * d;
-    float *q_raw = xmalloc(nq * sizeof(float)), *gate = xmalloc(nq * sizeof(float)), *q = xmalloc(nq * sizeof(float));
+    float *q_raw = xmalloc(nq * sizeof(float)), *gate = xmalloc(nq * sizeof(float)),
+          *q = xmalloc(nq * sizeof(float));
     float *k = xmalloc(nk * sizeof(float)), *v = xmalloc(nk * sizeof(float));
     float *probs = xmalloc((size_t)Hq * T * T * sizeof(float));
     float *attn = xmalloc(nq * sizeof(float)), *gated = xmalloc(nq * sizeof(float));
@@ -211,9 +214,10 @@ START_TEST(test_layer3_vs_golden) {
     snprintf(os, sizeof os, "%d x %d", T, Hq * d);
     snprintf(hs, sizeof hs, "%d x %d", T, H);
     bool ok = true;
-#define CMP(name, buf, shape, n) \
-    ok &= compare_f32("layer.3.self_attn." name, shape, buf, golden(&tn.g, "layer.3.self_attn." name, (int64_t)(n)), \
-                      (int64_t)(n), GOLDEN_ATOL, GOLDEN_RTOL, NULL)
+#define CMP(name, buf, shape, n)                                                                             \
+    ok &= compare_f32("layer.3.self_attn." name, shape, buf,                                                 \
+                      golden(&tn.g, "layer.3.self_attn." name, (int64_t)(n)), (int64_t)(n), GOLDEN_ATOL,     \
+                      GOLDEN_RTOL, NULL)
     CMP("q_raw", q_raw, qs, nq);
     CMP("gate", gate, qs, nq);
     CMP("q", q, qs, nq);
@@ -271,7 +275,8 @@ static void run_in_pieces(const Tiny *tn, const int *sizes, int n_sizes, float *
         ck_assert_int_eq(kv.len, done);
         if (done == T)
             for (int h = 0; h < a->n_heads; h++) /* the last token's row of head h */
-                memcpy(probs_last + (size_t)h * T, probs + ((size_t)h * n + n - 1) * T, (size_t)T * sizeof(float));
+                memcpy(probs_last + (size_t)h * T, probs + ((size_t)h * n + n - 1) * T,
+                       (size_t)T * sizeof(float));
         free(probs);
     }
     ck_assert_int_eq(done, T);
@@ -297,7 +302,8 @@ START_TEST(test_kv_cache_decode_equals_full) {
         const char *name;
         const int *sizes;
         int n;
-    } splits[] = {{"decode 7 × 1 token", one_by_one, 7}, {"prefill 3 + decode 4", prefill3, 5},
+    } splits[] = {{"decode 7 × 1 token", one_by_one, 7},
+                  {"prefill 3 + decode 4", prefill3, 5},
                   {"prefill 2 + prefill 5", two_five, 2}};
     for (size_t s = 0; s < ARRAY_LEN(splits); s++) {
         run_in_pieces(&tn, splits[s].sizes, splits[s].n, got, pgot);
@@ -309,8 +315,9 @@ START_TEST(test_kv_cache_decode_equals_full) {
     }
 
     /* The output is the golden's too (not just self-consistent). */
-    ck_assert(compare_f32("decoded out vs golden", "7 x 64", got, golden(&tn.g, "layer.3.self_attn.out", T * H),
-                          (int64_t)T * H, GOLDEN_ATOL, GOLDEN_RTOL, NULL));
+    ck_assert(compare_f32("decoded out vs golden", "7 x 64", got,
+                          golden(&tn.g, "layer.3.self_attn.out", T * H), (int64_t)T * H, GOLDEN_ATOL,
+                          GOLDEN_RTOL, NULL));
 
     /* No trace and one thread: the same bits (the trace only copies; rows never
      * depend on which thread computed them). */
@@ -322,7 +329,8 @@ START_TEST(test_kv_cache_decode_equals_full) {
     kv_init(&kv, &tn.at, 0);
     attn_forward(&tn.at, &rope, &kv, tn.x, T, got, NULL);
     omp_set_num_threads(threads);
-    ck_assert(compare_f32("no trace, 1 thread vs full pass", "7 x 64", got, full, (int64_t)T * H, 0, 0, NULL));
+    ck_assert(
+        compare_f32("no trace, 1 thread vs full pass", "7 x 64", got, full, (int64_t)T * H, 0, 0, NULL));
 
     /* kv_reset starts a new prompt in the same memory: the same answer again. */
     kv_reset(&kv);
@@ -379,8 +387,8 @@ START_TEST(test_gqa_mapping) {
     attn_forward(&at, &rope, &kv, x, 3, out, &tr);
     const float want[3 * 8] = {1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 2};
     /* a weighted mean of equal values: exact up to the rounding of Σ p_j (a few ulps) */
-    ck_assert(compare_f32("GQA: each query head reads its group's KV head", "3 x 4 x 2", attn, want, 24, 1e-6, 1e-6,
-                          NULL));
+    ck_assert(compare_f32("GQA: each query head reads its group's KV head", "3 x 4 x 2", attn, want, 24, 1e-6,
+                          1e-6, NULL));
     kv_free(&kv);
     rope_free(&rope);
 }
@@ -419,7 +427,8 @@ START_TEST(test_softmax_large_scores) {
     float out[4], probs[4];
     AttnTrace tr = {.probs = probs};
     attn_forward(&at, &rope, &kv, x, 2, out, &tr);
-    for (int i = 0; i < 4; i++) ck_assert_msg(isfinite(out[i]) && isfinite(probs[i]), "value %d not finite", i);
+    for (int i = 0; i < 4; i++)
+        ck_assert_msg(isfinite(out[i]) && isfinite(probs[i]), "value %d not finite", i);
     /* token 0: weight 1 on itself; token 1: weights (0, 1), as worked out above */
     const float want_probs[4] = {1, 0, 0, 1};
     ck_assert(compare_f32("softmax with scores ~1400", "1 x 2 x 2", probs, want_probs, 4, 0, 0, NULL));
@@ -502,8 +511,8 @@ static void expect_refused(const char *dir, const char *const *fragments, int n)
     if (ok) ckpt_close(&ck);
     ck_assert_msg(!ok, "%s was opened although its attention shapes contradict config.json", dir);
     printf("refused as expected: %s\n", err.msg);
-    for (int i = 0; i < n; i++) ck_assert_msg(strstr(err.msg, fragments[i]), "message lacks \"%s\": %s", fragments[i],
-                                              err.msg);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(strstr(err.msg, fragments[i]), "message lacks \"%s\": %s", fragments[i], err.msg);
     ck_assert_msg(strchr(err.msg, '\n') == NULL, "the message is one line: %s", err.msg);
 }
 
@@ -560,7 +569,8 @@ START_TEST(test_attn_init_refuses_wrong_shapes) {
     AttentionWeights bad1 = good, bad2 = good, bad3 = good, bad4 = good;
     bad1.q_proj = &q_no_gate;
     ck_assert(!attn_init(&at, &c, &bad1, &err));
-    ck_assert_msg(strstr(err.msg, "q_proj") && strstr(err.msg, "[4, 2]") && strstr(err.msg, "[8, 2]"), "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "q_proj") && strstr(err.msg, "[4, 2]") && strstr(err.msg, "[8, 2]"), "%s",
+                  err.msg);
     bad2.o_proj = &o_wrong;
     ck_assert(!attn_init(&at, &c, &bad2, &err));
     ck_assert_msg(strstr(err.msg, "o_proj") && strstr(err.msg, "[2, 4]"), "%s", err.msg);
