@@ -1,0 +1,395 @@
+/* ch02_embedding — chapter 2: from text to token ids to vectors.
+ *
+ * Reads the checkpoint's tokenizer.json, cuts the book's sentence into tokens
+ * (showing each token as the file stores it and the text it stands for), turns
+ * the ids back into text, then looks the ids up in the embedding table.
+ *
+ *   ./ch02_embedding [--model DIR | --tokenizer FILE] [--text TEXT] [--dump FILE]
+ *   ./ch02_embedding --chat [--text TEXT] [--thinking]
+ *   ./ch02_embedding --encode TEXT | --encode-jsonl FILE|- | --decode 1,2,3
+ *
+ * The last three are for scripts: they print only ids or text, one line per
+ * input, and need only the tokenizer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "checkpoint.h"
+#include "embedding.h"
+#include "safetensors.h"
+#include "tokenizer.h"
+#include "util.h"
+
+#define BOOK_SENTENCE "今天天气不错，我们去公园"
+
+static void usage(FILE *to) {
+    fprintf(to,
+            "usage: %s [--model DIR | --tokenizer FILE] [--text TEXT] [--dump FILE]\n"
+            "       %s --chat [--text TEXT] [--thinking]\n"
+            "       %s --encode TEXT | --encode-jsonl FILE|- | --decode 1,2,3\n"
+            "Chapter 2: the tokenizer and the embedding table. Tokenizes the book's sentence,\n"
+            "shows every token, decodes it back, and looks the ids up in the embedding table.\n"
+            "  --model DIR        the model folder (else $QWEN35_MODEL, models/Qwen3.5-0.8B,\n"
+            "                     or the Hugging Face cache); its tokenizer.json is used\n"
+            "  --tokenizer FILE   use this tokenizer.json instead (no model needed; without\n"
+            "                     --model the embedding part is skipped)\n"
+            "  --text TEXT        tokenize and embed TEXT instead of \"" BOOK_SENTENCE "\"\n"
+            "  --dump FILE        write the embedded rows (embed [T, hidden]) and the ids\n"
+            "                     to FILE as float32 safetensors\n"
+            "  --chat             show the chat-template rendering of TEXT as a user message\n"
+            "  --thinking         with --chat: thinking on (the 0.8B default is off)\n"
+            "  --encode TEXT      print the ids of TEXT as one JSON array line\n"
+            "  --encode-jsonl F   read one JSON string per line from F (- = stdin), print one\n"
+            "                     JSON id array per line\n"
+            "  --decode IDS       print the text of comma-separated ids\n",
+            program_name(), program_name(), program_name());
+}
+
+/* 248044 -> "248,044" (Python's f"{n:,}"). */
+static const char *grouped(long long n, char *buf) {
+    char digits[32];
+    int len = sprintf(digits, "%lld", n), o = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && digits[i - 1] != '-' && (len - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* [100644, 104307] as Python prints a list (sep ", "), or compact JSON (sep ","). */
+static void print_ids(FILE *to, const int *ids, int n, const char *sep) {
+    fputc('[', to);
+    for (int i = 0; i < n; i++) fprintf(to, "%s%d", i ? sep : "", ids[i]);
+    fputc(']', to);
+}
+
+/* The text a token stands for, printable on one line: control characters as
+ * escapes (\n, \t, ...); bytes that are only part of a character in hex. */
+static void print_piece_text(const Tokenizer *tok, int id) {
+    const char *s = tok_token(tok, id);
+    unsigned char *bytes = xmalloc(strlen(s) + 1);
+    int n = tok_token_bytes(tok, id, bytes, (int)strlen(s) + 1);
+    if (!utf8_check((const char *)bytes, (size_t)n, NULL)) {
+        printf("字节");
+        for (int i = 0; i < n; i++) printf(" %02X", bytes[i]);
+        printf("（不是完整的字符）");
+    } else {
+        for (int i = 0; i < n; i++) {
+            unsigned char c = bytes[i];
+            if (c == '\n')
+                printf("\\n");
+            else if (c == '\t')
+                printf("\\t");
+            else if (c == '\r')
+                printf("\\r");
+            else if (c < 0x20 || c == 0x7F)
+                printf("\\x%02x", c);
+            else
+                putchar(c);
+        }
+    }
+    free(bytes);
+}
+
+static TokenIds encode_or_die(const Tokenizer *tok, const char *text) {
+    TokenIds ids = {0};
+    Error err;
+    if (!tok_encode(tok, text, strlen(text), &ids, &err)) die("%s", err.msg);
+    return ids;
+}
+
+/* Number of characters (code points) of valid UTF-8 text. */
+static int count_chars(const char *s) {
+    int n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* ---- the scripting flags ------------------------------------------------- */
+
+/* cJSON ends a string at its first NUL, so "\u0000" would silently cut the
+ * text short: refuse it instead. A backslash escapes the character after it. */
+static bool has_escaped_nul(const char *line) {
+    for (const char *p = line; *p; p++) {
+        if (*p != '\\') continue;
+        if (p[1] == 'u' && strncmp(p + 2, "0000", 4) == 0) return true;
+        if (p[1]) p++;
+    }
+    return false;
+}
+
+static void encode_jsonl(const Tokenizer *tok, const char *path) {
+    bool from_stdin = strcmp(path, "-") == 0;
+    const char *name = from_stdin ? "stdin" : path;
+    Error err;
+    FILE *in = from_stdin ? stdin : xfopen(path, "r", &err);
+    if (!in) die("%s", err.msg);
+    char *line = NULL;
+    size_t cap = 0;
+    long n_line = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, in)) >= 0) {
+        n_line++;
+        cJSON *value = cJSON_ParseWithLength(line, (size_t)len);
+        if (!cJSON_IsString(value))
+            die("%s:%ld: not a JSON string (each line must be one, e.g. \"text\"; an empty text is \"\")",
+                name, n_line);
+        if (has_escaped_nul(line))
+            die("%s:%ld: the string contains U+0000, which cannot be passed on", name, n_line);
+        TokenIds ids = {0};
+        if (!tok_encode(tok, value->valuestring, strlen(value->valuestring), &ids, &err))
+            die("%s:%ld: %s", name, n_line, err.msg);
+        print_ids(stdout, ids.ids, ids.n, ",");
+        putchar('\n');
+        tok_ids_free(&ids);
+        cJSON_Delete(value);
+    }
+    if (ferror(in)) die("cannot read %s", name);
+    free(line);
+    if (!from_stdin) fclose(in);
+}
+
+/* "1,2,3", "1 2 3" or "[1, 2, 3]" -> ids. */
+static TokenIds parse_ids(const char *s) {
+    TokenIds ids = {0};
+    const char *p = s;
+    while (*p == ' ') p++;
+    bool bracket = *p == '[';
+    if (bracket) p++;
+    for (;;) {
+        while (*p == ' ' || *p == ',') p++;
+        if (*p == '\0' || (bracket && *p == ']')) break;
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v > 1 << 30 || (*end && *end != ',' && *end != ' ' && *end != ']'))
+            die("--decode: '%s' is not a list of ids (e.g. 1,2,3)", s);
+        tok_ids_push(&ids, (int)v);
+        p = end;
+    }
+    if (bracket && *p != ']') die("--decode: '%s' has no closing ]", s);
+    return ids;
+}
+
+/* ---- the demo ------------------------------------------------------------ */
+
+static void show_tokenizer(const Tokenizer *tok, double load_ms) {
+    char a[32], b[32], c[32];
+    printf("分词器：%s（读取 %.0f ms）\n", tok->path, load_ms);
+    printf("词表：%s 个 BPE token + %d 个附加 token = %s 个 id；合并规则 %s 条\n", grouped(tok->n_vocab, a),
+           tok->n_added, grouped(tok->n_ids, b), grouped(tok->n_merges, c));
+    static const char *const named[] = {"<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>"};
+    int shown = 0;
+    for (size_t i = 0; i < ARRAY_LEN(named); i++) {
+        int id = tok_token_id(tok, named[i]);
+        if (id < 0) continue;
+        printf("%s%s = %d", shown++ ? "，" : "附加 token 先整段切出来，不走 BPE：", named[i], id);
+    }
+    if (shown) printf("\n");
+}
+
+static void show_tokens(const Tokenizer *tok, const char *text, const TokenIds *ids) {
+    printf("\"%s\"：%d 个字，%zu 个 UTF-8 字节 → %d 个 token\n", text, count_chars(text), strlen(text),
+           ids->n);
+    for (int i = 0; i < ids->n; i++) {
+        printf("  %6d  %s  ", ids->ids[i], tok_token(tok, ids->ids[i]));
+        print_piece_text(tok, ids->ids[i]);
+        printf("\n");
+    }
+    printf("ids = ");
+    print_ids(stdout, ids->ids, ids->n, ", ");
+    printf("\n");
+    Error err;
+    char *back = tok_decode(tok, ids->ids, ids->n, NULL, &err);
+    if (!back) die("%s", err.msg);
+    printf("解码回去：\"%s\"%s\n", back,
+           strcmp(back, text) == 0 ? "，和原文一模一样" : "（NFC 规范化之后的写法）");
+    free(back);
+}
+
+/* The largest power of two p such that rows is the smallest multiple of p that
+ * holds n_ids, or 0 when there is none (then the table is not a rounding-up). */
+static int padding_multiple(int rows, int n_ids) {
+    int best = 0;
+    for (long p = 2; p <= rows && p <= 1 << 20; p *= 2)
+        if (rows % p == 0 && rows - n_ids >= 0 && rows - n_ids < p) best = (int)p;
+    return best;
+}
+
+static void show_embedding(const Checkpoint *ck, const Tokenizer *tok, const TokenIds *ids,
+                           const char *dump_path) {
+    Embedding emb;
+    Error err;
+    if (!emb_init(&emb, ck->weights.embed_tokens, &err)) die("%s", err.msg);
+    const Tensor *t = emb.table;
+    char a[32], b[32], c[32];
+    printf("嵌入表 embed_tokens：[%d, %d]，%s，%.1fM 个参数，%.1f MB\n", emb.vocab, emb.hidden,
+           dtype_name(t->dtype), (double)t->numel / 1e6, (double)t->numel * dtype_size(t->dtype) / 1e6);
+    int p = padding_multiple(emb.vocab, tok->n_ids);
+    if (emb.vocab > tok->n_ids && p)
+        printf("  %s 行 = %s 个 id 向上补到 %d 的倍数，多出的 %s 行没有 token 会用到\n",
+               grouped(emb.vocab, a), grouped(tok->n_ids, b), p, grouped(emb.vocab - tok->n_ids, c));
+    else if (emb.vocab > tok->n_ids)
+        printf("  分词器只用到前 %s 行，后面 %s 行没有 token 会用到\n", grouped(tok->n_ids, a),
+               grouped(emb.vocab - tok->n_ids, b));
+
+    float *x = xmalloc(sizeof *x * (size_t)ids->n * (size_t)emb.hidden); /* [T, hidden] */
+    if (!emb_lookup(&emb, ids->ids, ids->n, x, &err)) die("%s", err.msg);
+    printf("查表：%d 个 id → 形状 (1, %d, %d) 的 float32，只读了这 %d 行（%s 字节），整张表一个数也没转换\n",
+           ids->n, ids->n, emb.hidden, ids->n,
+           grouped((long long)ids->n * emb.hidden * dtype_size(t->dtype), a));
+    for (int i = 0; i < ids->n; i++) {
+        const float *row = x + (size_t)i * emb.hidden;
+        printf("  %6d  [", ids->ids[i]);
+        for (int k = 0; k < 4 && k < emb.hidden; k++) printf("%s%.4f", k ? ", " : "", row[k]);
+        printf(", ...]  范数 %.3f  ", emb_norm(row, emb.hidden));
+        print_piece_text(tok, ids->ids[i]);
+        printf("\n");
+    }
+    if (ck->weights.tied)
+        printf("输出层：没有 lm_head.weight（tie_word_embeddings = true），最后的 h "
+               "和这张表的每一行做点积得到 %s 个 "
+               "logits\n",
+               grouped(emb.vocab, a));
+    else
+        printf("输出层：这个 checkpoint 有单独的 lm_head.weight（tie_word_embeddings = false）\n");
+
+    if (dump_path) {
+        float *ids_f = xmalloc(sizeof *ids_f * (size_t)(ids->n ? ids->n : 1)); /* [T] */
+        for (int i = 0; i < ids->n; i++) ids_f[i] = (float)ids->ids[i];
+        StWriter w;
+        stw_init(&w);
+        int64_t shape_x[2] = {ids->n, emb.hidden}, shape_ids[1] = {ids->n};
+        stw_add(&w, "embed", DTYPE_F32, 2, shape_x, x);
+        stw_add(&w, "ids", DTYPE_F32, 1, shape_ids, ids_f);
+        if (!stw_write(&w, dump_path, NULL, &err)) die("%s", err.msg);
+        fprintf(stderr, "wrote embed [%d, %d] and ids [%d] as float32 to %s\n", ids->n, emb.hidden, ids->n,
+                dump_path);
+        stw_free(&w);
+        free(ids_f);
+    }
+    free(x);
+}
+
+static void show_chat(const Tokenizer *tok, const char *text, bool thinking) {
+    ChatMessage msg = {"user", text};
+    char *prompt = tok_chat_render(&msg, 1, true, thinking);
+    TokenIds ids = encode_or_die(tok, prompt);
+    printf("聊天模板（ChatML，%s）：\n%s\n",
+           thinking ? "思考模式：生成提示以 <think> 开头，模型先写推理"
+                    : "Qwen3.5-0.8B 默认不思考：生成提示后面跟一个空的 <think></think>",
+           prompt);
+    printf("共 %d 个 token：", ids.n);
+    print_ids(stdout, ids.ids, ids.n, ", ");
+    printf("\n");
+    tok_ids_free(&ids);
+    free(prompt);
+}
+
+int main(int argc, char **argv) {
+    set_program_name(argv[0]);
+    const char *model_flag = NULL, *tokenizer_path = NULL, *text = BOOK_SENTENCE, *dump_path = NULL;
+    const char *encode_text = NULL, *jsonl_path = NULL, *decode_list = NULL;
+    bool chat = false, thinking = false;
+    int n_modes = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc; /* a value may start with '-': it is taken as is */
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--model") == 0 && has_value)
+            model_flag = argv[++i];
+        else if (strcmp(a, "--tokenizer") == 0 && has_value)
+            tokenizer_path = argv[++i];
+        else if (strcmp(a, "--text") == 0 && has_value)
+            text = argv[++i];
+        else if (strcmp(a, "--dump") == 0 && has_value)
+            dump_path = argv[++i];
+        else if (strcmp(a, "--encode") == 0 && has_value)
+            encode_text = argv[++i], n_modes++;
+        else if (strcmp(a, "--encode-jsonl") == 0 && has_value)
+            jsonl_path = argv[++i], n_modes++;
+        else if (strcmp(a, "--decode") == 0 && has_value)
+            decode_list = argv[++i], n_modes++;
+        else if (strcmp(a, "--chat") == 0)
+            chat = true, n_modes++;
+        else if (strcmp(a, "--thinking") == 0)
+            thinking = true;
+        else
+            die("unknown or incomplete option '%s' (see --help)", a);
+    }
+    if (n_modes > 1) die("--encode, --encode-jsonl, --decode and --chat go one at a time");
+    if (dump_path && n_modes) die("--dump belongs to the demo run, not to --encode/--decode/--chat");
+    if (thinking && !chat) die("--thinking only applies to --chat");
+
+    /* The tokenizer: --tokenizer FILE, else the model folder's tokenizer.json.
+     * The model folder is looked for only when something needs it: its
+     * tokenizer, or the embedding table in the demo run. */
+    Error err;
+    const char *source = NULL;
+    char *dir = NULL, *owned_path = NULL;
+    if (!tokenizer_path || (!n_modes && (model_flag || dump_path))) {
+        dir = model_find(model_flag, &source, &err);
+        if (!dir) die("%s", err.msg);
+    }
+    if (!tokenizer_path) {
+        tokenizer_path = owned_path = path_join(dir, "tokenizer.json");
+        if (!is_file(tokenizer_path))
+            die("%s: no tokenizer.json in the model folder (copy it there, or pass --tokenizer FILE)",
+                tokenizer_path);
+    }
+    Tokenizer tok;
+    double t0 = now_seconds();
+    if (!tok_load(&tok, tokenizer_path, &err)) die("%s", err.msg);
+    double load_ms = (now_seconds() - t0) * 1000;
+
+    if (encode_text) {
+        TokenIds ids = encode_or_die(&tok, encode_text);
+        print_ids(stdout, ids.ids, ids.n, ",");
+        putchar('\n');
+        tok_ids_free(&ids);
+    } else if (jsonl_path) {
+        encode_jsonl(&tok, jsonl_path);
+    } else if (decode_list) {
+        TokenIds ids = parse_ids(decode_list);
+        char *s = tok_decode(&tok, ids.ids, ids.n, NULL, &err);
+        if (!s) die("%s", err.msg);
+        printf("%s\n", s);
+        free(s);
+        tok_ids_free(&ids);
+    } else if (chat) {
+        show_chat(&tok, text, thinking);
+    } else {
+        show_tokenizer(&tok, load_ms);
+        TokenIds ids = encode_or_die(&tok, text);
+        show_tokens(&tok, text, &ids);
+        /* The book's chapter 7 runs the same sentence joined 20 times with "。". */
+        size_t n = strlen(BOOK_SENTENCE);
+        char *joined = xmalloc(20 * n + 19 * strlen("。") + 1), *p = joined;
+        for (int i = 0; i < 20; i++) p += sprintf(p, "%s%s", i ? "。" : "", BOOK_SENTENCE);
+        TokenIds long_ids = encode_or_die(&tok, joined);
+        printf("第 7 章的长输入（这句话用「。」连 20 遍，%d 个字）：%d 个 token\n", count_chars(joined),
+               long_ids.n);
+        tok_ids_free(&long_ids);
+        free(joined);
+
+        if (dir) {
+            Checkpoint ck;
+            if (!ckpt_open(&ck, dir, &err)) die("%s", err.msg);
+            show_embedding(&ck, &tok, &ids, dump_path);
+            ckpt_close(&ck);
+        } else {
+            fprintf(stderr, "(only --tokenizer given: the embedding table part needs --model DIR)\n");
+        }
+        tok_ids_free(&ids);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) die("cannot write to stdout");
+    tok_free(&tok);
+    free(owned_path);
+    free(dir);
+    return 0;
+}

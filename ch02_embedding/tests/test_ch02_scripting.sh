@@ -1,0 +1,123 @@
+#!/bin/sh
+# The demo's scripting flags (--encode, --encode-jsonl, --decode) and its errors,
+# on the hand-made tokenizer (tests/data/tiny_tokenizer.json; the ids below are
+# worked out from the merges listed in make_tiny_tokenizer.py), then the demo run
+# on a tiny synthetic checkpoint carrying that tokenizer. Needs no network.
+set -u
+demo="${BINDIR:-}ch02_embedding/ch02_embedding"
+synth="${BINDIR:-}ch01_weights/make_synthetic"
+tiny=ch02_embedding/tests/data/tiny_tokenizer.json
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ch02_test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# expect NAME WANT GOT
+expect() { if [ "$2" = "$3" ]; then echo "ok   $1"; else fail "$1: want [$2], got [$3]"; fi; }
+# expect_error NAME PATTERN CMD...: CMD must exit non-zero with one stderr line matching PATTERN
+expect_error() {
+    name=$1 pattern=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc -eq 0 ]; then fail "$name: exit 0, expected an error"; return; fi
+    if [ $rc -gt 128 ]; then fail "$name: crashed (exit $rc)"; return; fi
+    if ! grep -q -- "$pattern" "$tmp/err"; then fail "$name: stderr lacks '$pattern': $(cat "$tmp/err")"; return; fi
+    if [ "$(wc -l <"$tmp/err")" -ne 1 ]; then fail "$name: more than one error line: $(cat "$tmp/err")"; return; fi
+    echo "ok   $name (error: $(cat "$tmp/err"))"
+}
+
+# --encode: one JSON array line; a value starting with '-' is text, not a flag
+expect "encode abc" "[257]" "$("$demo" --tokenizer $tiny --encode abc)"
+expect "encode -abc" "[45,257]" "$("$demo" --tokenizer $tiny --encode -abc)"
+expect "encode --help" "[45,45,104,101,108,112]" "$("$demo" --tokenizer $tiny --encode --help)"
+expect "encode empty" "[]" "$("$demo" --tokenizer $tiny --encode '')"
+expect "encode newline" "[97,10,98]" "$("$demo" --tokenizer $tiny --encode "$(printf 'a\nb')")"
+expect "encode chatml" "[265,117,115,101,114,10,260,266]" \
+    "$("$demo" --tokenizer $tiny --encode "$(printf '<|im_start|>user\naa<|im_end|>')")"
+
+# --encode-jsonl: every record, including "", strings starting with '-', newlines
+cat >"$tmp/in.jsonl" <<'JSONL'
+""
+"-abc"
+"--help"
+"a\nb"
+"<|im_start|>x"
+"ab c"
+"a\u0308bc"
+"\t"
+JSONL
+cat >"$tmp/want.jsonl" <<'JSONL'
+[]
+[45,257]
+[45,45,104,101,108,112]
+[97,10,98]
+[265,120]
+[256,32,99]
+[262,258]
+[9]
+JSONL
+"$demo" --tokenizer $tiny --encode-jsonl "$tmp/in.jsonl" >"$tmp/got.jsonl" 2>"$tmp/err" || fail "encode-jsonl FILE exited non-zero: $(cat "$tmp/err")"
+if cmp -s "$tmp/want.jsonl" "$tmp/got.jsonl"; then echo "ok   encode-jsonl FILE"; else fail "encode-jsonl FILE:"; diff "$tmp/want.jsonl" "$tmp/got.jsonl"; fi
+"$demo" --tokenizer $tiny --encode-jsonl - <"$tmp/in.jsonl" >"$tmp/got2.jsonl" 2>"$tmp/err" || fail "encode-jsonl - exited non-zero"
+if cmp -s "$tmp/want.jsonl" "$tmp/got2.jsonl"; then echo "ok   encode-jsonl stdin"; else fail "encode-jsonl stdin differs"; fi
+printf '"abc"' | "$demo" --tokenizer $tiny --encode-jsonl - >"$tmp/got3" 2>&1
+expect "encode-jsonl without a final newline" "[257]" "$(cat "$tmp/got3")"
+: >"$tmp/empty.jsonl"
+expect "encode-jsonl empty file" "" "$("$demo" --tokenizer $tiny --encode-jsonl "$tmp/empty.jsonl")"
+
+# --decode
+expect "decode 257,258" "abcbc" "$("$demo" --tokenizer $tiny --decode 257,258)"
+expect "decode JSON list" "<|im_start|>user" "$("$demo" --tokenizer $tiny --decode '[265, 117, 115, 101, 114]')"
+expect "decode newline" "$(printf 'a\nb')" "$("$demo" --tokenizer $tiny --decode 97,10,98)"
+expect "decode half a character" "$(printf '\357\277\275')" "$("$demo" --tokenizer $tiny --decode 228,189)"
+round=$("$demo" --tokenizer $tiny --decode "$("$demo" --tokenizer $tiny --encode '-x 你 aaaaa')")
+expect "encode then decode" "-x 你 aaaaa" "$round"
+
+# bad input: one clear line, non-zero exit, no crash
+printf '"abc"\nnot json\n' >"$tmp/bad1.jsonl"
+expect_error "jsonl line that is not JSON" "bad1.jsonl:2: not a JSON string" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad1.jsonl"
+printf '"abc"\n\n' >"$tmp/bad2.jsonl"
+expect_error "jsonl empty line" "bad2.jsonl:2: not a JSON string" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad2.jsonl"
+printf '42\n' >"$tmp/bad3.jsonl"
+expect_error "jsonl number" "bad3.jsonl:1: not a JSON string" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad3.jsonl"
+printf '"a\\u0000b"\n' >"$tmp/bad4.jsonl"
+expect_error "jsonl U+0000" "contains U+0000" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad4.jsonl"
+printf '"ok"\n"bad \377 byte"\n' >"$tmp/bad5.jsonl"
+expect_error "jsonl invalid UTF-8" "bad5.jsonl:2: input text is not valid UTF-8: byte 0xFF at offset 4" \
+    "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad5.jsonl"
+expect_error "jsonl missing file" "no-such.jsonl" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/no-such.jsonl"
+expect_error "encode invalid UTF-8" "not valid UTF-8" "$demo" --tokenizer $tiny --encode "$(printf 'x\300\257')"
+expect_error "decode unknown id" "id 271 is not a token" "$demo" --tokenizer $tiny --decode 1,271
+expect_error "decode not ids" "is not a list of ids" "$demo" --tokenizer $tiny --decode 1,x
+expect_error "unknown flag" "unknown or incomplete option '--frobnicate'" "$demo" --frobnicate
+expect_error "flag without value" "unknown or incomplete option '--encode'" "$demo" --tokenizer $tiny --encode
+expect_error "two modes" "one at a time" "$demo" --tokenizer $tiny --encode a --decode 1
+expect_error "missing tokenizer" "cannot open $tmp/none.json" "$demo" --tokenizer "$tmp/none.json" --encode a
+echo '{"architectures": ["Qwen3_5ForConditionalGeneration"]}' >"$tmp/config.json"
+expect_error "config.json as tokenizer" "not a tokenizer.json" "$demo" --tokenizer "$tmp/config.json" --encode a
+expect_error "no model anywhere" "QWEN35_MODEL" env QWEN35_MODEL="$tmp/nowhere" "$demo"
+"$demo" --help >"$tmp/help" 2>&1 && grep -q "^usage:" "$tmp/help" && echo "ok   --help" || fail "--help"
+
+# the demo run on a tiny synthetic checkpoint with this tokenizer
+if "$synth" --size tiny --tokenizer $tiny --out "$tmp/ckpt" 2>"$tmp/err"; then
+    "$demo" --model "$tmp/ckpt" --text "abc 你" --dump "$tmp/dump.safetensors" >"$tmp/demo.out" 2>"$tmp/err" \
+        || fail "demo on the tiny checkpoint: $(cat "$tmp/err")"
+    for line in '"abc 你"：5 个字，7 个 UTF-8 字节 → 3 个 token' \
+                'ids = [257, 32, 264]' \
+                '解码回去："abc 你"，和原文一模一样' \
+                '嵌入表 embed_tokens：[1024, 64]，BF16，0.1M 个参数，0.1 MB' \
+                '1,024 行 = 271 个 id 向上补到 1024 的倍数，多出的 753 行没有 token 会用到' \
+                '查表：3 个 id → 形状 (1, 3, 64) 的 float32'; do
+        grep -qF -- "$line" "$tmp/demo.out" && echo "ok   demo prints: $line" || fail "demo output lacks: $line"
+    done
+    [ -s "$tmp/dump.safetensors" ] && echo "ok   --dump wrote a file" || fail "--dump wrote nothing"
+    # with the model, the scripting flags use the folder's tokenizer.json
+    expect "encode via --model" "[257]" "$("$demo" --model "$tmp/ckpt" --encode abc)"
+    rm "$tmp/ckpt/tokenizer.json"
+    expect_error "model without tokenizer.json" "no tokenizer.json in the model folder" "$demo" --model "$tmp/ckpt"
+else
+    fail "make_synthetic: $(cat "$tmp/err")"
+fi
+
+[ $failures -eq 0 ] || { echo "$failures failure(s)"; exit 1; }

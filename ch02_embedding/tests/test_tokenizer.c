@@ -1,0 +1,519 @@
+/* The tokenizer on a hand-made tokenizer.json (tests/data/tiny_tokenizer.json,
+ * written by make_tiny_tokenizer.py, whose comment lists its merges): every
+ * expected id below is worked out by hand from that list. Also every kind of
+ * bad input, which must give one clear error line and never a crash.
+ * Needs no network; the real Qwen3 file is tested in test_tokenizer_qwen3.c. */
+#include <cJSON.h>
+#include <check.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <utf8proc.h>
+
+#include "tokenizer.h"
+
+#define TINY REPO_ROOT "/ch02_embedding/tests/data/tiny_tokenizer.json"
+
+/* ids of the tiny file: 0..255 = bytes, then the merges and added tokens */
+enum {
+    AB = 256, /* a + b */
+    ABC,      /* ab + c */
+    BC,       /* b + c */
+    SPACE_A,  /* Ġ + a: " a" */
+    AA,       /* a + a */
+    AAAA,     /* aa + aa */
+    A_UMLAUT, /* Ã + ¤: the bytes C3 A4 of "ä" */
+    NI_2,     /* ä + ½: the first two bytes of "你" */
+    NI,       /* ä½ + ł: "你" */
+    IM_START, /* added tokens from here on */
+    IM_END,
+    THINK,     /* special false */
+    THINK_END, /* special false */
+    IM,        /* "<|im", to lose against "<|im_start|>" */
+    EOT
+};
+
+static Tokenizer tiny;
+
+static void load_tiny(void) {
+    Error err;
+    if (!tok_load(&tiny, TINY, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        exit(1);
+    }
+}
+static void free_tiny(void) { tok_free(&tiny); }
+
+/* Encodes s and compares with the n ids that follow. */
+static void expect_ids(const Tokenizer *tok, const char *s, size_t len, int n, ...) {
+    TokenIds ids = {0};
+    Error err;
+    ck_assert_msg(tok_encode(tok, s, len, &ids, &err), "encode failed: %s", err.msg);
+    va_list ap;
+    va_start(ap, n);
+    bool same = ids.n == n;
+    for (int i = 0; i < n && same; i++) same = ids.ids[i] == va_arg(ap, int);
+    va_end(ap);
+    if (!same) {
+        fprintf(stderr, "%s: got", s);
+        for (int i = 0; i < ids.n; i++) fprintf(stderr, " %d", ids.ids[i]);
+        fprintf(stderr, "\n");
+    }
+    tok_ids_free(&ids);
+    ck_assert_msg(same, "wrong ids for \"%s\"", s);
+}
+#define EXPECT(s, ...) expect_ids(&tiny, s, strlen(s), __VA_ARGS__)
+
+START_TEST(loads_counts) {
+    ck_assert_int_eq(tiny.n_vocab, 265);
+    ck_assert_int_eq(tiny.n_merges, 9);
+    ck_assert_int_eq(tiny.n_added, 6);
+    ck_assert_int_eq(tiny.n_ids, 271);
+    ck_assert(tiny.nfc);
+    /* the one-byte tokens are ids 0..255 in byte order in this file */
+    for (int b = 0; b < 256; b++) ck_assert_int_eq(tiny.byte_token[b], b);
+}
+END_TEST
+
+START_TEST(bpe_by_rank) {
+    EXPECT("abc", 1, ABC);       /* a b -> ab (rank 0), ab c -> abc (rank 1) */
+    EXPECT("bc", 1, BC);         /* only b c applies */
+    EXPECT("abcbc", 2, ABC, BC); /* abc first, then the second b c */
+    EXPECT("cab", 2, 'c', AB);
+    EXPECT(" a", 1, SPACE_A);      /* Ġ a */
+    EXPECT("aaa", 2, AA, 'a');     /* equal ranks: the leftmost pair first */
+    EXPECT("aaaaa", 2, AAAA, 'a'); /* aa a a a -> aa aa a -> aaaa a */
+    EXPECT("aaaaaa", 2, AAAA, AA);
+    EXPECT("xyz", 3, 'x', 'y', 'z'); /* no merges: one token per byte */
+    EXPECT("你", 1, NI);             /* E4 BD -> ä½, then ä½ A0 -> ä½ł */
+    EXPECT("你好", 4, NI, 0xE5, 0xA5, 0xBD);
+}
+END_TEST
+
+START_TEST(split_pieces_do_not_merge) {
+    /* "ab c": the space starts a new piece, so ab and Ġc are never joined */
+    EXPECT("ab c", 3, AB, 0x20, 'c');
+    EXPECT("ab a", 2, AB, SPACE_A);
+    EXPECT("a1b", 3, 'a', '1', 'b');       /* digits are pieces of their own */
+    EXPECT("a  a", 3, 'a', 0x20, SPACE_A); /* \s+(?!\S) leaves the last space to the word */
+    EXPECT("ab's", 3, AB, '\'', 's');      /* the contraction 's is its own piece */
+    EXPECT("ab'S", 3, AB, '\'', 'S');      /* ... in either case */
+}
+END_TEST
+
+START_TEST(nfc_before_split) {
+    EXPECT("\xC3\xA4", 1, A_UMLAUT);  /* ä, already composed */
+    EXPECT("a\xCC\x88", 1, A_UMLAUT); /* a + U+0308 -> ä */
+    EXPECT("a\u0308bc", 2, A_UMLAUT, BC);
+}
+END_TEST
+
+START_TEST(added_tokens_first) {
+    EXPECT("<|im_start|>", 1, IM_START);
+    EXPECT("<|im_start|>abc<|im_end|>", 3, IM_START, ABC, IM_END);
+    EXPECT("<|imx", 2, IM, 'x'); /* the shorter added token */
+    EXPECT("<|im_start", 7, IM, '_', 's', 't', 'a', 'r', 't');
+    EXPECT("<think>", 1, THINK); /* special false: still whole */
+    EXPECT("a<think>a", 3, 'a', THINK, 'a');
+    EXPECT("<<think>>", 3, '<', THINK, '>');
+    EXPECT("<thin", 5, '<', 't', 'h', 'i', 'n');
+}
+END_TEST
+
+START_TEST(empty_input) {
+    TokenIds ids = {0};
+    Error err;
+    ck_assert(tok_encode(&tiny, "", 0, &ids, &err));
+    ck_assert_int_eq(ids.n, 0);
+    tok_ids_free(&ids);
+}
+END_TEST
+
+START_TEST(nul_byte_is_text) {
+    /* U+0000 is valid UTF-8; with an explicit length it is a byte like any other */
+    expect_ids(&tiny, "a\0b", 3, 3, 'a', 0, 'b');
+}
+END_TEST
+
+static void expect_bad_utf8(const char *s, size_t len, size_t offset) {
+    TokenIds ids = {0};
+    Error err;
+    ck_assert(!tok_encode(&tiny, s, len, &ids, &err));
+    char want[64];
+    snprintf(want, sizeof want, "at offset %zu", offset);
+    ck_assert_msg(strstr(err.msg, "not valid UTF-8") && strstr(err.msg, want), "message: %s", err.msg);
+    tok_ids_free(&ids);
+}
+
+START_TEST(invalid_utf8) {
+    expect_bad_utf8("ab\x80", 3, 2);              /* a lone continuation byte */
+    expect_bad_utf8("\xE4\xBD", 2, 0);            /* 你 cut after two of its three bytes */
+    expect_bad_utf8("x\xC0\xAF", 3, 1);           /* overlong "/" */
+    expect_bad_utf8("\xED\xA0\x80", 3, 0);        /* a UTF-16 surrogate */
+    expect_bad_utf8("ok \xF4\x90\x80\x80", 7, 3); /* past U+10FFFF */
+    expect_bad_utf8("\xFF", 1, 0);
+    expect_bad_utf8("<|im_start|>\xFE", 13, 12); /* also after an added token */
+}
+END_TEST
+
+static char *decode(const int *ids, int n) {
+    Error err;
+    char *s = tok_decode(&tiny, ids, n, NULL, &err);
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    return s;
+}
+
+START_TEST(decode_round_trip) {
+    static const char *texts[] = {"abc bc aaaaa", "你好 ab", "<|im_start|>user\nhi<|im_end|>\n", "  \t\n x ",
+                                  ""};
+    for (size_t i = 0; i < ARRAY_LEN(texts); i++) {
+        TokenIds ids = {0};
+        Error err;
+        ck_assert(tok_encode(&tiny, texts[i], strlen(texts[i]), &ids, &err));
+        char *back = decode(ids.ids, ids.n);
+        ck_assert_str_eq(back, texts[i]);
+        free(back);
+        tok_ids_free(&ids);
+    }
+}
+END_TEST
+
+START_TEST(decode_partial_characters) {
+    int half[] = {0xE4, 0xBD};     /* two of 你's three bytes: one U+FFFD */
+    int bad[] = {'a', 0xFF, 'b'};  /* a byte that never starts a character */
+    int overlong[] = {0xC0, 0xAF}; /* C0 is never valid: two U+FFFD */
+    int whole[] = {NI_2, 0xA0};    /* ä½ + A0 = 你 */
+    char *s = decode(half, 2);
+    ck_assert_str_eq(s, "\uFFFD");
+    free(s);
+    s = decode(bad, 3);
+    ck_assert_str_eq(s, "a\uFFFDb");
+    free(s);
+    s = decode(overlong, 2);
+    ck_assert_str_eq(s, "\uFFFD\uFFFD");
+    free(s);
+    s = decode(whole, 2);
+    ck_assert_str_eq(s, "你");
+    free(s);
+}
+END_TEST
+
+START_TEST(decode_unknown_id) {
+    Error err;
+    int ids[] = {'a', 271};
+    ck_assert_ptr_null(tok_decode(&tiny, ids, 2, NULL, &err));
+    ck_assert_msg(strstr(err.msg, "id 271 is not a token"), "%s", err.msg);
+    ids[1] = -1;
+    ck_assert_ptr_null(tok_decode(&tiny, ids, 2, NULL, &err));
+}
+END_TEST
+
+START_TEST(token_strings) {
+    ck_assert_str_eq(tok_token(&tiny, ' '), "\xC4\xA0");  /* Ġ = U+0120 */
+    ck_assert_str_eq(tok_token(&tiny, '\n'), "\xC4\x8A"); /* Ċ = U+010A */
+    ck_assert_str_eq(tok_token(&tiny, 0), "\xC4\x80");    /* byte 0 = U+0100 */
+    ck_assert_str_eq(tok_token(&tiny, 127), "\xC4\xA1");  /* DEL = U+0121 */
+    ck_assert_str_eq(tok_token(&tiny, 173), "\xC5\x83");  /* soft hyphen = U+0143 */
+    ck_assert_str_eq(tok_token(&tiny, 'A'), "A");
+    ck_assert_str_eq(tok_token(&tiny, SPACE_A), "Ġa");
+    ck_assert_str_eq(tok_token(&tiny, IM_START), "<|im_start|>");
+    ck_assert_ptr_null(tok_token(&tiny, 271));
+    ck_assert_int_eq(tok_token_id(&tiny, "abc"), ABC);
+    ck_assert_int_eq(tok_token_id(&tiny, "<|im_end|>"), IM_END);
+    ck_assert_int_eq(tok_token_id(&tiny, "<|endoftext|>"), EOT);
+    ck_assert_int_eq(tok_token_id(&tiny, "nope"), -1);
+    ck_assert(tok_added(&tiny, IM_END)->special);
+    ck_assert(!tok_added(&tiny, THINK)->special);
+    ck_assert_ptr_null(tok_added(&tiny, ABC));
+
+    unsigned char buf[16];
+    ck_assert_int_eq(tok_token_bytes(&tiny, SPACE_A, buf, sizeof buf), 2);
+    ck_assert(buf[0] == ' ' && buf[1] == 'a');
+    ck_assert_int_eq(tok_token_bytes(&tiny, NI_2, buf, sizeof buf), 2);
+    ck_assert(buf[0] == 0xE4 && buf[1] == 0xBD);
+    ck_assert_int_eq(tok_token_bytes(&tiny, 271, buf, sizeof buf), -1);
+}
+END_TEST
+
+START_TEST(chat_template) {
+    ChatMessage msgs[] = {{"system", "You are a helpful assistant."}, {"user", "你好"}};
+    char *s = tok_chat_render(msgs, 2, true, false);
+    ck_assert_str_eq(s, "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
+                        "<|im_start|>user\n你好<|im_end|>\n"
+                        "<|im_start|>assistant\n<think>\n\n</think>\n\n");
+    free(s);
+    s = tok_chat_render(msgs + 1, 1, true, true);
+    ck_assert_str_eq(s, "<|im_start|>user\n你好<|im_end|>\n<|im_start|>assistant\n<think>\n");
+    free(s);
+    ChatMessage turn[] = {{"user", "hi"}, {"assistant", "ab"}};
+    s = tok_chat_render(turn, 2, false, false);
+    ck_assert_str_eq(s, "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nab<|im_end|>\n");
+    free(s);
+    /* the markers are added tokens, so they come out whole */
+    s = tok_chat_render(turn, 1, false, false);
+    expect_ids(&tiny, s, strlen(s), 10, IM_START, 'u', 's', 'e', 'r', '\n', 'h', 'i', IM_END, '\n');
+    free(s);
+}
+END_TEST
+
+/* A small deterministic generator (64-bit LCG), so a failure can be replayed. */
+static uint64_t rng_state = 42;
+static uint32_t next_random(void) {
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng_state >> 33);
+}
+
+/* Random text from the kinds of characters that stress each step: ASCII
+ * letters, digits, spaces and controls, combining marks, CJK, emoji with
+ * modifiers, and fragments of added tokens. */
+static void random_text(char *out, int max_chars) {
+    static const uint32_t pool[] = {'a',     'b',    'c',    'x',    'A',    'Z',    '1',    '9',    ' ',
+                                    ' ',     '\n',   '\t',   '\r',   '\'',   '<',    '|',    '>',    '-',
+                                    0x00E4,  0x0308, 0x0301, 0x0E49, 0x093F, 0x4F60, 0x597D, 0x3002, 0x1F44D,
+                                    0x1F3FD, 0x200D, 0x3000, 0x00A0, 0x0085, 0x1100, 0x1161, 0x11A8};
+    static const char *const pieces[] = {"<|im_start|>", "<|im_end|>", "<think>",
+                                         "</think>",     "<|im",       "<thin"};
+    int n = (int)(next_random() % (unsigned)max_chars), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (next_random() % 10 == 0) {
+            const char *p = pieces[next_random() % ARRAY_LEN(pieces)];
+            o += sprintf(out + o, "%s", p);
+            continue;
+        }
+        o += (int)utf8proc_encode_char((utf8proc_int32_t)pool[next_random() % ARRAY_LEN(pool)],
+                                       (utf8proc_uint8_t *)out + o);
+    }
+    out[o] = '\0';
+}
+
+START_TEST(random_text_round_trips) {
+    /* Nothing is lost or invented, whatever the split and the merges do: the
+     * decoded text is canonically equivalent to the input (equal after NFC),
+     * and equal to it byte for byte when the input is already in NFC. Not
+     * always NFC(text) itself: an added token is cut out of the raw text before
+     * normalizing, so in "<|im" + U+0301 the m never meets its accent. */
+    char text[40 * 16 + 1];
+    int already_nfc = 0;
+    for (int round = 0; round < 3000; round++) {
+        random_text(text, 40);
+        TokenIds ids = {0};
+        Error err;
+        ck_assert_msg(tok_encode(&tiny, text, strlen(text), &ids, &err), "%s", err.msg);
+        char *back = decode(ids.ids, ids.n);
+        char *nfc = text[0] ? (char *)utf8proc_NFC((const utf8proc_uint8_t *)text) : strdup("");
+        char *back_nfc = back[0] ? (char *)utf8proc_NFC((const utf8proc_uint8_t *)back) : strdup("");
+        ck_assert_msg(strcmp(back_nfc, nfc) == 0, "round %d: not canonically equivalent", round);
+        if (strcmp(nfc, text) == 0) {
+            already_nfc++;
+            ck_assert_msg(strcmp(back, text) == 0, "round %d: NFC text changed", round);
+        }
+        free(back_nfc);
+        free(nfc);
+        free(back);
+        tok_ids_free(&ids);
+    }
+    ck_assert_int_gt(already_nfc, 500);
+}
+END_TEST
+
+START_TEST(random_bytes_never_crash) {
+    /* Arbitrary bytes: either valid UTF-8 that encodes, or one clear error. */
+    unsigned char bytes[32];
+    int rejected = 0;
+    for (int round = 0; round < 5000; round++) {
+        int n = (int)(next_random() % sizeof bytes);
+        for (int i = 0; i < n; i++) bytes[i] = (unsigned char)next_random();
+        TokenIds ids = {0};
+        Error err;
+        bool valid = utf8_check((const char *)bytes, (size_t)n, NULL);
+        bool ok = tok_encode(&tiny, (const char *)bytes, (size_t)n, &ids, &err);
+        ck_assert_int_eq(ok, valid);
+        if (!ok) {
+            ck_assert_msg(strstr(err.msg, "not valid UTF-8"), "%s", err.msg);
+            rejected++;
+        }
+        tok_ids_free(&ids);
+    }
+    ck_assert_int_gt(rejected, 1000); /* random bytes are mostly not UTF-8 */
+}
+END_TEST
+
+/* ---- bad tokenizer files: one clear line each ---- */
+
+static char *tiny_json;
+
+static void read_tiny_json(void) {
+    Error err;
+    tiny_json = read_file(TINY, NULL, &err);
+    if (!tiny_json) {
+        fprintf(stderr, "%s\n", err.msg);
+        exit(1);
+    }
+}
+
+/* Loads text as "bad.json" and checks that it fails with a message that contains want. */
+static void expect_load_error(const char *text, const char *want) {
+    Tokenizer tok;
+    Error err = {{0}};
+    ck_assert_msg(!tok_load_json(&tok, text, strlen(text), "bad.json", &err), "loaded, expected: %s", want);
+    ck_assert_msg(strstr(err.msg, "bad.json") && strstr(err.msg, want), "message \"%s\" lacks \"%s\"",
+                  err.msg, want);
+    ck_assert_ptr_null(strchr(err.msg, '\n'));
+}
+
+/* The tiny file with one change: `edit` modifies the parsed tree. */
+static void expect_edit_error(void (*edit)(cJSON *root), const char *want) {
+    cJSON *root = cJSON_Parse(tiny_json);
+    edit(root);
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    expect_load_error(text, want);
+    free(text);
+}
+
+static cJSON *model_of(cJSON *root) { return cJSON_GetObjectItemCaseSensitive(root, "model"); }
+static void set_wordpiece(cJSON *r) {
+    cJSON_ReplaceItemInObjectCaseSensitive(model_of(r), "type", cJSON_CreateString("WordPiece"));
+}
+static void set_byte_fallback(cJSON *r) {
+    cJSON_ReplaceItemInObjectCaseSensitive(model_of(r), "byte_fallback", cJSON_CreateTrue());
+}
+static void set_dropout(cJSON *r) {
+    cJSON_ReplaceItemInObjectCaseSensitive(model_of(r), "dropout", cJSON_CreateNumber(0.1));
+}
+static void set_nfkc(cJSON *r) {
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "normalizer"), "type",
+                                           cJSON_CreateString("NFKC"));
+}
+static void set_metaspace(cJSON *r) {
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "pre_tokenizer"), "type",
+                                           cJSON_CreateString("Metaspace"));
+}
+static void set_bad_regex(cJSON *r) {
+    cJSON *split =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+                               cJSON_GetObjectItemCaseSensitive(r, "pre_tokenizer"), "pretokenizers"),
+                           0);
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(split, "pattern"), "Regex",
+                                           cJSON_CreateString("(\\p{L}+"));
+}
+static void set_merge_unknown(cJSON *r) {
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(model_of(r), "merges"), cJSON_CreateString("x yz"));
+}
+static void set_merge_malformed(cJSON *r) {
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(model_of(r), "merges"), cJSON_CreateString("abc"));
+}
+static void drop_byte(cJSON *r) {
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(model_of(r), "vocab"), "z");
+}
+static void set_lstrip(cJSON *r) {
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "added_tokens"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(first, "lstrip", cJSON_CreateTrue());
+}
+static void set_decoder(cJSON *r) {
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "decoder"), "type",
+                                           cJSON_CreateString("WordPiece"));
+}
+static void set_huge_id(cJSON *r) {
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(model_of(r), "vocab"), "abc",
+                                           cJSON_CreateNumber(50000000));
+}
+static void set_vocab_id(cJSON *r) {
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(model_of(r), "vocab"), "abc",
+                                           cJSON_CreateNumber(-3));
+}
+
+START_TEST(bad_files) {
+    Tokenizer tok;
+    Error err;
+    ck_assert(!tok_load(&tok, REPO_ROOT "/no/such/tokenizer.json", &err));
+    ck_assert_msg(strstr(err.msg, "/no/such/tokenizer.json") && strstr(err.msg, "No such file"), "%s",
+                  err.msg);
+
+    expect_load_error("{\"model\": {\"type\": \"BPE\", ", "invalid JSON");
+    expect_load_error("", "invalid JSON");
+    expect_load_error("[1, 2, 3]", "not a tokenizer.json");
+    expect_load_error("{\"architectures\": [\"Qwen3_5ForConditionalGeneration\"], \"text_config\": {}}",
+                      "not a tokenizer.json");
+    expect_load_error("{\"model\": {\"type\": \"Unigram\", \"vocab\": []}}",
+                      "model type Unigram is not supported");
+    expect_edit_error(set_wordpiece, "model type WordPiece is not supported");
+    expect_edit_error(set_byte_fallback, "byte_fallback");
+    expect_edit_error(set_dropout, "dropout");
+    expect_edit_error(set_nfkc, "normalizer NFKC is not supported");
+    expect_edit_error(set_metaspace, "pre-tokenizer Metaspace is not supported");
+    expect_edit_error(set_bad_regex, "Split regex does not compile");
+    expect_edit_error(set_merge_unknown, "\"yz\" is not in model.vocab");
+    expect_edit_error(set_merge_malformed, "model.merges[9] is neither");
+    expect_edit_error(drop_byte, "no token for byte 0x7A");
+    expect_edit_error(set_lstrip, "sets lstrip, which is not supported");
+    expect_edit_error(set_decoder, "decoder WordPiece is not supported");
+    expect_edit_error(set_vocab_id, "model.vocab[\"abc\"] is not a valid id");
+    expect_edit_error(set_huge_id, "the largest id (50000000) is far beyond");
+}
+END_TEST
+
+START_TEST(pair_merges_same_as_strings) {
+    /* the newer merges format ["a", "b"] must load to the same table */
+    cJSON *root = cJSON_Parse(tiny_json);
+    cJSON *merges = cJSON_GetObjectItemCaseSensitive(model_of(root), "merges"), *pairs = cJSON_CreateArray(),
+          *m;
+    cJSON_ArrayForEach(m, merges) {
+        char *space = strchr(m->valuestring, ' ');
+        *space = '\0';
+        cJSON *pair = cJSON_CreateArray();
+        cJSON_AddItemToArray(pair, cJSON_CreateString(m->valuestring));
+        cJSON_AddItemToArray(pair, cJSON_CreateString(space + 1));
+        cJSON_AddItemToArray(pairs, pair);
+    }
+    cJSON_ReplaceItemInObjectCaseSensitive(model_of(root), "merges", pairs);
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    Tokenizer tok;
+    Error err;
+    ck_assert_msg(tok_load_json(&tok, text, strlen(text), "pairs.json", &err), "%s", err.msg);
+    free(text);
+    ck_assert_int_eq(tok.n_merges, 9);
+    expect_ids(&tok, "abcbc aaaaa", 11, 4, ABC, BC, SPACE_A,
+               AAAA); /* Ġa first (rank 3), then aa aa -> aaaa */
+    tok_free(&tok);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("tokenizer (hand-made file)");
+    TCase *tc = tcase_create("encode");
+    tcase_add_unchecked_fixture(tc, load_tiny, free_tiny);
+    tcase_add_test(tc, loads_counts);
+    tcase_add_test(tc, bpe_by_rank);
+    tcase_add_test(tc, split_pieces_do_not_merge);
+    tcase_add_test(tc, nfc_before_split);
+    tcase_add_test(tc, added_tokens_first);
+    tcase_add_test(tc, empty_input);
+    tcase_add_test(tc, nul_byte_is_text);
+    tcase_add_test(tc, invalid_utf8);
+    tcase_add_test(tc, decode_round_trip);
+    tcase_add_test(tc, decode_partial_characters);
+    tcase_add_test(tc, decode_unknown_id);
+    tcase_add_test(tc, token_strings);
+    tcase_add_test(tc, chat_template);
+    tcase_add_test(tc, random_text_round_trips);
+    tcase_add_test(tc, random_bytes_never_crash);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+
+    TCase *bad = tcase_create("bad input");
+    tcase_add_unchecked_fixture(bad, read_tiny_json, NULL);
+    tcase_add_test(bad, bad_files);
+    tcase_add_test(bad, pair_merges_same_as_strings);
+    tcase_set_timeout(bad, 30);
+    suite_add_tcase(s, bad);
+
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    free(tiny_json);
+    return failed ? 1 : 0;
+}
