@@ -1,0 +1,66 @@
+/* linear.h — the linear layer: y = W x.
+ *
+ * Every projection in the model is one of these: q/k/v/o in attention, gate/up/down
+ * in the MLP, in_proj_qkv/z/a/b and out_proj in the DeltaNet. There are no biases
+ * in Qwen3.5, so a linear layer is nothing but a matrix times a vector:
+ *
+ *     y[o] = Σ_i W[o][i] · x[i]          W: [out, in], x: [in], y: [out]
+ *
+ * W is stored the way PyTorch stores nn.Linear.weight: out rows of in numbers each,
+ * row-major, so row o holds everything output o needs. The weights stay in the
+ * checkpoint's dtype (BF16 in the real model; F16 and F32 work too) and are widened
+ * to float32 a few numbers at a time, right where they are multiplied: the layer
+ * never makes a float32 copy of a weight matrix. All sums are float32.
+ *
+ * For T tokens at once (a whole prompt) the same formula holds for every token:
+ *
+ *     Y[t][o] = Σ_i X[t][i] · W[o][i]     X: [T, in], Y: [T, out]   (Y = X Wᵀ)
+ *
+ * which is what PyTorch's F.linear(X, W) computes.
+ *
+ * Why there are three functions for one formula:
+ *   linear_ref    the formula as written, one output at a time. Easy to check by eye;
+ *                 the tests hold the fast versions against it.
+ *   linear        one token (generating text). Each weight is used exactly once, so the
+ *                 time is the time to read W from memory: the loop streams the rows in
+ *                 order on all cores.
+ *   linear_batch  T tokens (reading a prompt). Each weight row, once loaded, is used for
+ *                 several tokens and each token for several rows, so the time goes
+ *                 into multiply-adds instead of memory traffic.
+ *
+ * Guarantees the later chapters rely on:
+ *   - linear_batch's row t equals linear() on token t bit for bit, for every T, so a
+ *     token-by-token decode sees exactly the projections of the full pass;
+ *   - neither depends on the number of OpenMP threads (bit for bit): each output is
+ *     always summed by the same code in the same order, whichever core runs it.
+ *
+ * The caller checks the shapes when it loads W (w->ndim == 2, w->shape[1] == in);
+ * these functions trust them. W's data needs only the alignment of its element type,
+ * as in a memory-mapped safetensors file.
+ */
+#ifndef LINEAR_H
+#define LINEAR_H
+
+#include <stdint.h>
+
+#include "tensor.h"
+
+/* Y[T, out] = X[T, in] Wᵀ, the formula loop by loop (float32 sums in index order).
+ * x: [T, in], y: [T, out]. Slow; for tests and for reading. */
+void linear_ref(const Tensor *w, const float *x, int64_t T, float *y);
+
+/* y[out] = W x for one token. x: [in], y: [out]. */
+void linear(const Tensor *w, const float *x, float *y);
+
+/* Y[T, out] = X[T, in] Wᵀ for T tokens. x: [T, in], y: [T, out]. T >= 1. */
+void linear_batch(const Tensor *w, const float *x, int64_t T, float *y);
+
+/* The plain-C kernels, whatever the machine. linear()/linear_batch() use them where the
+ * compiler targets no AVX-512; they are always built so that the tests can check them
+ * here too and the benchmark can show what the compiler alone makes of them. */
+void linear_batch_portable(const Tensor *w, const float *x, int64_t T, float *y);
+
+/* "AVX-512" or "portable C": which kernels linear()/linear_batch() were built with. */
+const char *linear_kernel_name(void);
+
+#endif
