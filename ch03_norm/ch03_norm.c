@@ -16,6 +16,7 @@
 
 #include "activations.h"
 #include "checkpoint.h"
+#include "demo.h"
 #include "norm.h"
 #include "pyfmt.h"
 #include "safetensors.h"
@@ -61,65 +62,48 @@ static Tensor f32_weight(const char *name, const float *values, int n) {
     return t;
 }
 
-/* Every buffer the demo computes is registered under its name, for --dump. */
-typedef struct {
-    StWriter w;
-    float *bufs[16];
-    int n_bufs;
-} Kept;
-
-static float *keep(Kept *k, const char *name, int ndim, const int64_t *shape) {
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) n *= shape[i];
-    float *values = xcalloc((size_t)n, sizeof(float));
-    stw_add(&k->w, name, DTYPE_F32, ndim, shape, values);
-    return k->bufs[k->n_bufs++] = values;
-}
-
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
     const char *model_flag = NULL, *dump_path = NULL, *ids_flag = NULL;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        const char *v;
+        if (demo_is_help(argv[i])) {
             usage(stdout);
             return 0;
-        } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
-            model_flag = argv[++i];
-        } else if (strcmp(argv[i], "--ids") == 0 && i + 1 < argc) {
-            ids_flag = argv[++i];
-        } else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
-            dump_path = argv[++i];
+        } else if ((v = demo_value("--model", argc, argv, &i))) {
+            model_flag = v;
+        } else if ((v = demo_value("--ids", argc, argv, &i))) {
+            ids_flag = v;
+        } else if ((v = demo_value("--dump", argc, argv, &i))) {
+            dump_path = v;
         } else {
-            die("unknown or incomplete option '%s' (see --help)", argv[i]);
+            demo_unknown(argv[i]);
         }
     }
 
     Error err;
-    const char *source;
-    char *dir = model_find(model_flag, &source, &err);
-    if (!dir) die("%s", err.msg);
     Checkpoint ck;
-    if (!ckpt_open(&ck, dir, &err)) die("%s", err.msg);
+    demo_open_checkpoint(&ck, model_flag);
     const Config *c = &ck.config;
     TokenIds ids;
     char label[256];
     if (!sentence_ids(&ck, ids_flag, &ids, label, sizeof label, &err)) die("%s", err.msg);
     int T = ids.n, H = c->hidden_size;
     float eps = (float)c->rms_norm_eps;
-    Kept kept = {0};
-    stw_init(&kept.w);
+    DumpSet dump;
+    dump_init(&dump);
     char a[512], b[512];
     int64_t sT[1] = {T}, sTH[2] = {T, H}, s4[1] = {4}, s32[2] = {3, 2};
 
     /* ---- 1. the layer-0 input, before and after input_layernorm ---- */
-    float *ids_f = keep(&kept, "ids", 1, sT);                         /* [T] */
-    float *x = keep(&kept, "embed", 2, sTH);                          /* [T, H] the embedding rows */
-    float *y = keep(&kept, "layer.0.input_norm", 2, sTH);             /* [T, H] x / rms(x) · (1 + w) */
-    float *unit = keep(&kept, "layer.0.input_norm.unscaled", 2, sTH); /* [T, H] x / rms(x) only */
+    float *ids_f = dump_buffer(&dump, "ids", 1, sT);                         /* [T] */
+    float *x = dump_buffer(&dump, "embed", 2, sTH);                          /* [T, H] the embedding rows */
+    float *y = dump_buffer(&dump, "layer.0.input_norm", 2, sTH);             /* [T, H] x / rms(x) · (1 + w) */
+    float *unit = dump_buffer(&dump, "layer.0.input_norm.unscaled", 2, sTH); /* [T, H] x / rms(x) only */
     /* [T, H] x / rms(x) · w: the classic bug, for comparison */
-    float *wrong = keep(&kept, "layer.0.input_norm.without_one_plus", 2, sTH);
-    float *rms_before = keep(&kept, "layer.0.input_norm.rms_before", 1, sT); /* [T] */
-    float *rms_after = keep(&kept, "layer.0.input_norm.rms_after", 1, sT);   /* [T] */
+    float *wrong = dump_buffer(&dump, "layer.0.input_norm.without_one_plus", 2, sTH);
+    float *rms_before = dump_buffer(&dump, "layer.0.input_norm.rms_before", 1, sT); /* [T] */
+    float *rms_after = dump_buffer(&dump, "layer.0.input_norm.rms_after", 1, sT);   /* [T] */
     for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
     if (!sentence_embed(&ck, ids.ids, T, x, &err)) die("%s", err.msg);
     const Tensor *w_in = ck.weights.layers[0].input_layernorm; /* [H], stored centred on 0 */
@@ -199,8 +183,8 @@ int main(int argc, char **argv) {
             first_linear, dtype_name(gw->dtype), n, c->linear_num_value_heads, gs / n, gmin, gmax);
         free(g);
     }
-    float *gx = keep(&kept, "gated_example.x", 1, s4), *gz = keep(&kept, "gated_example.z", 1, s4);
-    float *gy = keep(&kept, "gated_example.out", 1, s4);
+    float *gx = dump_buffer(&dump, "gated_example.x", 1, s4), *gz = dump_buffer(&dump, "gated_example.z", 1, s4);
+    float *gy = dump_buffer(&dump, "gated_example.out", 1, s4);
     float gnorm[4], gsilu[4];
     const float ex_x[4] = {2, -4, 4, -8}, ex_z[4] = {-4, -1, 0, 4}, ones[4] = {1, 1, 1, 1};
     memcpy(gx, ex_x, sizeof ex_x);
@@ -217,8 +201,8 @@ int main(int argc, char **argv) {
 
     /* ---- 4. l2norm (DeltaNet q and k), on small examples ---- */
     printf("l2norm y = x / sqrt(Σx² + 1e-6)：第 7 章 q、k 用它，把每个头变成单位长度\n");
-    float *lx = keep(&kept, "l2norm_example.x", 2, s32);   /* [3, 2] */
-    float *ly = keep(&kept, "l2norm_example.out", 2, s32); /* [3, 2] */
+    float *lx = dump_buffer(&dump, "l2norm_example.x", 2, s32);   /* [3, 2] */
+    float *ly = dump_buffer(&dump, "l2norm_example.out", 2, s32); /* [3, 2] */
     const float ex_l[6] = {3, 4, 0.3f, -0.4f, 0, 0};
     memcpy(lx, ex_l, sizeof ex_l);
     l2norm(ly, lx, 3, 2, L2NORM_EPS);
@@ -232,16 +216,11 @@ int main(int argc, char **argv) {
            "sqrt(n)\n",
            pylist(a, sizeof a, gx, 4, 3), length_of(gnorm, 4), length_of(l4, 4));
 
-    if (dump_path) {
-        if (!stw_write(&kept.w, dump_path, NULL, &err)) die("%s", err.msg);
-        fprintf(stderr, "wrote %d tensor(s) as float32 to %s\n", kept.w.count, dump_path);
-    }
-    for (int i = 0; i < kept.n_bufs; i++) free(kept.bufs[i]);
-    stw_free(&kept.w);
+    dump_write(&dump, dump_path);
+    dump_free(&dump);
     free(w);
     free(zeros);
     tok_ids_free(&ids);
     ckpt_close(&ck);
-    free(dir);
     return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "activations.h"
 #include "checkpoint.h"
+#include "demo.h"
 #include "mlp.h"
 #include "norm.h"
 #include "pyfmt.h"
@@ -56,45 +57,28 @@ static const char *grouped(long long n, char *buf, size_t size) {
     return buf;
 }
 
-typedef struct {
-    StWriter w;
-    float *bufs[8];
-    int n_bufs;
-} Kept;
-
-/* A zeroed float32 buffer, registered under name for --dump. */
-static float *keep(Kept *k, const char *name, int ndim, const int64_t *shape) {
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) n *= shape[i];
-    float *values = xcalloc((size_t)n, sizeof(float));
-    stw_add(&k->w, name, DTYPE_F32, ndim, shape, values);
-    return k->bufs[k->n_bufs++] = values;
-}
-
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
     const char *model_flag = NULL, *dump_path = NULL, *ids_flag = NULL;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        const char *v;
+        if (demo_is_help(argv[i])) {
             usage(stdout);
             return 0;
-        } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
-            model_flag = argv[++i];
-        } else if (strcmp(argv[i], "--ids") == 0 && i + 1 < argc) {
-            ids_flag = argv[++i];
-        } else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
-            dump_path = argv[++i];
+        } else if ((v = demo_value("--model", argc, argv, &i))) {
+            model_flag = v;
+        } else if ((v = demo_value("--ids", argc, argv, &i))) {
+            ids_flag = v;
+        } else if ((v = demo_value("--dump", argc, argv, &i))) {
+            dump_path = v;
         } else {
-            die("unknown or incomplete option '%s' (see --help)", argv[i]);
+            demo_unknown(argv[i]);
         }
     }
 
     Error err;
-    const char *source;
-    char *dir = model_find(model_flag, &source, &err);
-    if (!dir) die("%s", err.msg);
     Checkpoint ck;
-    if (!ckpt_open(&ck, dir, &err)) die("%s", err.msg);
+    demo_open_checkpoint(&ck, model_flag);
     const Config *c = &ck.config;
     TokenIds ids;
     char label[256];
@@ -103,16 +87,16 @@ int main(int argc, char **argv) {
     const MlpWeights *mw = &ck.weights.layers[0].mlp;
     char a[512], b[64], d[64];
 
-    Kept kept = {0};
-    stw_init(&kept.w);
+    DumpSet dump;
+    dump_init(&dump);
     int64_t sT[1] = {T}, sTH[2] = {T, H}, sTI[2] = {T, I};
-    float *ids_f = keep(&kept, "ids", 1, sT);      /* [T] */
-    float *emb = keep(&kept, "embed", 2, sTH);     /* [T, H] the residual stream entering layer 0 */
-    float *x = keep(&kept, "mlp.x", 2, sTH);       /* [T, H] chapter 3's output: the MLP's input here */
-    float *gate = keep(&kept, "mlp.gate", 2, sTI); /* [T, I] */
-    float *up = keep(&kept, "mlp.up", 2, sTI);     /* [T, I] */
-    float *act = keep(&kept, "mlp.act", 2, sTI);   /* [T, I] */
-    float *out = keep(&kept, "mlp.out", 2, sTH);   /* [T, H] */
+    float *ids_f = dump_buffer(&dump, "ids", 1, sT);  /* [T] */
+    float *emb = dump_buffer(&dump, "embed", 2, sTH); /* [T, H] the residual stream entering layer 0 */
+    float *x = dump_buffer(&dump, "mlp.x", 2, sTH);   /* [T, H] chapter 3's output: the MLP's input here */
+    float *gate = dump_buffer(&dump, "mlp.gate", 2, sTI); /* [T, I] */
+    float *up = dump_buffer(&dump, "mlp.up", 2, sTI);     /* [T, I] */
+    float *act = dump_buffer(&dump, "mlp.act", 2, sTI);   /* [T, I] */
+    float *out = dump_buffer(&dump, "mlp.out", 2, sTH);   /* [T, H] */
     for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
     if (!sentence_embed(&ck, ids.ids, T, emb, &err)) die("%s", err.msg);
     rmsnorm(x, emb, T, H, ck.weights.layers[0].input_layernorm, (float)c->rms_norm_eps);
@@ -169,14 +153,9 @@ int main(int argc, char **argv) {
     printf("%d 个 token 用时 %.1f ms（每个 token 约 %.1fM 次乘加，权重 %.1f MB 从头到尾读一遍）\n", T, ms,
            (double)params / 1e6, (double)params * dtype_size(mw->gate_proj->dtype) / 1e6);
 
-    if (dump_path) {
-        if (!stw_write(&kept.w, dump_path, NULL, &err)) die("%s", err.msg);
-        fprintf(stderr, "wrote %d tensor(s) as float32 to %s\n", kept.w.count, dump_path);
-    }
-    for (int i = 0; i < kept.n_bufs; i++) free(kept.bufs[i]);
-    stw_free(&kept.w);
+    dump_write(&dump, dump_path);
+    dump_free(&dump);
     tok_ids_free(&ids);
     ckpt_close(&ck);
-    free(dir);
     return 0;
 }

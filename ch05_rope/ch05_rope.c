@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "demo.h"
 #include "linear.h"
 #include "norm.h"
 #include "plot.h"
@@ -40,21 +41,6 @@ static void usage(FILE *to) {
             "                 ascii: the same, and each figure drawn in the terminal (stderr)\n"
             "                 none: no figures\n",
             program_name());
-}
-
-typedef struct {
-    StWriter w;
-    float *bufs[16];
-    int n_bufs;
-} Kept;
-
-/* A zeroed float32 buffer, registered under name for --dump. */
-static float *keep(Kept *k, const char *name, int ndim, const int64_t *shape) {
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) n *= shape[i];
-    float *values = xcalloc((size_t)n, sizeof(float));
-    stw_add(&k->w, name, DTYPE_F32, ndim, shape, values);
-    return k->bufs[k->n_bufs++] = values;
 }
 
 /* The pairs at which positions are compared: (query position, key position). */
@@ -173,37 +159,26 @@ int main(int argc, char **argv) {
     const char *model_flag = NULL, *dump_path = NULL, *ids_flag = NULL;
     PlotMode plot = PLOT_PNG;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        const char *v;
+        if (demo_is_help(argv[i])) {
             usage(stdout);
             return 0;
-        } else if (strcmp(a, "--model") == 0 && i + 1 < argc) {
-            model_flag = argv[++i];
-        } else if (strcmp(a, "--ids") == 0 && i + 1 < argc) {
-            ids_flag = argv[++i];
-        } else if (strcmp(a, "--dump") == 0 && i + 1 < argc) {
-            dump_path = argv[++i];
-        } else if (strncmp(a, "--plot=", 7) == 0 || (strcmp(a, "--plot") == 0 && i + 1 < argc)) {
-            const char *v = a[6] == '=' ? a + 7 : argv[++i];
-            if (strcmp(v, "png") == 0)
-                plot = PLOT_PNG;
-            else if (strcmp(v, "ascii") == 0)
-                plot = PLOT_ASCII;
-            else if (strcmp(v, "none") == 0)
-                plot = PLOT_NONE;
-            else
-                die("--plot is png, ascii or none, got '%s'", v);
+        } else if ((v = demo_value("--model", argc, argv, &i))) {
+            model_flag = v;
+        } else if ((v = demo_value("--ids", argc, argv, &i))) {
+            ids_flag = v;
+        } else if ((v = demo_value("--dump", argc, argv, &i))) {
+            dump_path = v;
+        } else if ((v = demo_value("--plot", argc, argv, &i))) {
+            plot = demo_plot_mode(v);
         } else {
-            die("unknown or incomplete option '%s' (see --help)", a);
+            demo_unknown(argv[i]);
         }
     }
 
     Error err;
-    const char *source;
-    char *dir = model_find(model_flag, &source, &err);
-    if (!dir) die("%s", err.msg);
     Checkpoint ck;
-    if (!ckpt_open(&ck, dir, &err)) die("%s", err.msg);
+    demo_open_checkpoint(&ck, model_flag);
     const Config *c = &ck.config;
     TokenIds ids;
     char label[256];
@@ -218,19 +193,19 @@ int main(int argc, char **argv) {
     rope_init_config(&rt, c, n_pos);
     int half = rt.half;
 
-    Kept kept = {0};
-    stw_init(&kept.w);
+    DumpSet dump;
+    dump_init(&dump);
     int64_t sT[1] = {T}, sHalf[1] = {half}, sTHalf[2] = {T, half}, sD[1] = {d}, sP[1] = {N_PLACEMENTS};
-    float *ids_f = keep(&kept, "ids", 1, sT);                      /* [T] */
-    float *inv_freq = keep(&kept, "rope.inv_freq", 1, sHalf);      /* [half] */
-    float *wavelength = keep(&kept, "rope.wavelength", 1, sHalf);  /* [half] */
-    float *cos_t = keep(&kept, "rope.cos", 2, sTHalf);             /* [T, half] */
-    float *sin_t = keep(&kept, "rope.sin", 2, sTHalf);             /* [T, half] */
-    float *q = keep(&kept, "rope_check.q", 1, sD);                 /* [d] before RoPE */
-    float *k = keep(&kept, "rope_check.k", 1, sD);                 /* [d] before RoPE */
-    float *scores = keep(&kept, "rope_check.score", 1, sP);        /* [placements] */
-    float *qpos = keep(&kept, "rope_check.query_position", 1, sP); /* [placements] */
-    float *kpos = keep(&kept, "rope_check.key_position", 1, sP);   /* [placements] */
+    float *ids_f = dump_buffer(&dump, "ids", 1, sT);                      /* [T] */
+    float *inv_freq = dump_buffer(&dump, "rope.inv_freq", 1, sHalf);      /* [half] */
+    float *wavelength = dump_buffer(&dump, "rope.wavelength", 1, sHalf);  /* [half] */
+    float *cos_t = dump_buffer(&dump, "rope.cos", 2, sTHalf);             /* [T, half] */
+    float *sin_t = dump_buffer(&dump, "rope.sin", 2, sTHalf);             /* [T, half] */
+    float *q = dump_buffer(&dump, "rope_check.q", 1, sD);                 /* [d] before RoPE */
+    float *k = dump_buffer(&dump, "rope_check.k", 1, sD);                 /* [d] before RoPE */
+    float *scores = dump_buffer(&dump, "rope_check.score", 1, sP);        /* [placements] */
+    float *qpos = dump_buffer(&dump, "rope_check.query_position", 1, sP); /* [placements] */
+    float *kpos = dump_buffer(&dump, "rope_check.key_position", 1, sP);   /* [placements] */
     for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
 
     /* ---- 1. which dims rotate ---- */
@@ -305,16 +280,11 @@ int main(int argc, char **argv) {
         plot_wavelengths(&rt, context, &po);
         plot_rotation(&rt, &po);
     }
-    if (dump_path) {
-        if (!stw_write(&kept.w, dump_path, NULL, &err)) die("%s", err.msg);
-        fprintf(stderr, "wrote %d tensor(s) as float32 to %s\n", kept.w.count, dump_path);
-    }
-    for (int i = 0; i < kept.n_bufs; i++) free(kept.bufs[i]);
-    stw_free(&kept.w);
+    dump_write(&dump, dump_path);
+    dump_free(&dump);
     free(emb);
     rope_free(&rt);
     tok_ids_free(&ids);
     ckpt_close(&ck);
-    free(dir);
     return 0;
 }

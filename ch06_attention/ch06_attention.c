@@ -25,6 +25,7 @@
 
 #include "attention.h"
 #include "checkpoint.h"
+#include "demo.h"
 #include "linear.h"
 #include "norm.h"
 #include "plot.h"
@@ -65,41 +66,23 @@ typedef struct {
     PlotMode plot;
 } Options;
 
-/* "--name=value" or "--name value": the value, or NULL when arg is not --name. */
-static const char *option_value(const char *name, int argc, char **argv, int *i) {
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0) return NULL;
-    if (arg[len] == '=') return arg + len + 1;
-    if (arg[len] != '\0') return NULL;
-    if (*i + 1 >= argc) die("%s needs a value (see --help)", name);
-    return argv[++*i];
-}
-
 static Options parse_args(int argc, char **argv) {
     Options o = {.plot = PLOT_PNG};
     for (int i = 1; i < argc; i++) {
         const char *v;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        if (demo_is_help(argv[i])) {
             usage(stdout);
             exit(0);
-        } else if ((v = option_value("--model", argc, argv, &i))) {
+        } else if ((v = demo_value("--model", argc, argv, &i))) {
             o.model = v;
-        } else if ((v = option_value("--ids", argc, argv, &i))) {
+        } else if ((v = demo_value("--ids", argc, argv, &i))) {
             o.ids = v;
-        } else if ((v = option_value("--dump", argc, argv, &i))) {
+        } else if ((v = demo_value("--dump", argc, argv, &i))) {
             o.dump = v;
-        } else if ((v = option_value("--plot", argc, argv, &i))) {
-            if (strcmp(v, "png") == 0)
-                o.plot = PLOT_PNG;
-            else if (strcmp(v, "ascii") == 0)
-                o.plot = PLOT_ASCII;
-            else if (strcmp(v, "none") == 0)
-                o.plot = PLOT_NONE;
-            else
-                die("--plot is png, ascii or none, got '%s'", v);
+        } else if ((v = demo_value("--plot", argc, argv, &i))) {
+            o.plot = demo_plot_mode(v);
         } else {
-            die("unknown option '%s' (see --help)", argv[i]);
+            demo_unknown(argv[i]);
         }
     }
     return o;
@@ -247,25 +230,6 @@ static void plot_heads(const float *probs, int Hq, int T, int layer, char **labe
     free(extra.s), free(xt.s), free(yt.s);
 }
 
-/* ---- --dump --------------------------------------------------------------------- */
-
-typedef struct {
-    const char *name;
-    const float *values;
-    int ndim;
-    int64_t shape[3];
-} Dumped;
-
-static void dump(const char *path, const Dumped *d, int n) {
-    StWriter w;
-    stw_init(&w);
-    for (int i = 0; i < n; i++) stw_add(&w, d[i].name, DTYPE_F32, d[i].ndim, d[i].shape, d[i].values);
-    Error err;
-    if (!stw_write(&w, path, NULL, &err)) die("%s", err.msg);
-    stw_free(&w);
-    fprintf(stderr, "wrote %d tensors as float32 to %s\n", n, path);
-}
-
 /* ---- main ----------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
@@ -273,11 +237,8 @@ int main(int argc, char **argv) {
     Options opt = parse_args(argc, argv);
 
     Error err;
-    const char *source;
-    char *dir = model_find(opt.model, &source, &err);
-    if (!dir) die("%s", err.msg);
     Checkpoint ck;
-    if (!ckpt_open(&ck, dir, &err)) die("%s", err.msg);
+    demo_open_checkpoint(&ck, opt.model);
     const Config *c = &ck.config;
     int layer = -1, n_full = 0;
     for (int i = 0; i < c->num_hidden_layers; i++)
@@ -285,7 +246,7 @@ int main(int argc, char **argv) {
             if (layer < 0) layer = i;
             n_full++;
         }
-    if (layer < 0) die("%s: config.json has no full-attention layer", dir);
+    if (layer < 0) die("%s: config.json has no full-attention layer", ck.dir);
     const LayerWeights *lw = &ck.weights.layers[layer];
     Attention at;
     if (!attn_init(&at, c, &lw->self_attn, &err)) die("%s", err.msg);
@@ -298,7 +259,7 @@ int main(int argc, char **argv) {
     if (!sentence_ids(&ck, opt.ids, &ids, source_label, sizeof source_label, &err)) die("%s", err.msg);
     int T = ids.n;
     Tokenizer tok_storage, *tok = NULL;
-    char *tok_path = path_join(dir, "tokenizer.json");
+    char *tok_path = path_join(ck.dir, "tokenizer.json");
     if (is_file(tok_path)) {
         if (!tok_load(&tok_storage, tok_path, &err)) die("%s", err.msg);
         tok = &tok_storage;
@@ -458,23 +419,24 @@ int main(int argc, char **argv) {
             memcpy(cosv + (size_t)t * half, rope_cos(&rope, t), (size_t)half * sizeof(float));
             memcpy(sinv + (size_t)t * half, rope_sin(&rope, t), (size_t)half * sizeof(float));
         }
-        Dumped dd[] = {
-            {"ids", idf, 1, {T}},
-            {"embed", embed, 2, {T, H}},
-            {names[9], x, 2, {T, H}},
-            {names[0], q_raw, 3, {T, Hq, d}},
-            {names[1], gate, 3, {T, Hq, d}},
-            {names[2], q, 3, {T, Hq, d}},
-            {names[3], k, 3, {T, Hkv, d}},
-            {names[4], v, 3, {T, Hkv, d}},
-            {names[5], probs, 3, {Hq, T, T}},
-            {names[6], attn, 2, {T, Hq * d}},
-            {names[7], gated, 2, {T, Hq * d}},
-            {names[8], out, 2, {T, H}},
-            {"rope.cos", cosv, 2, {T, half}},
-            {"rope.sin", sinv, 2, {T, half}},
-        };
-        dump(opt.dump, dd, (int)ARRAY_LEN(dd));
+        DumpSet dd;
+        dump_init(&dd);
+        dump_add(&dd, "ids", 1, (int64_t[]){T}, idf);
+        dump_add(&dd, "embed", 2, (int64_t[]){T, H}, embed);
+        dump_add(&dd, names[9], 2, (int64_t[]){T, H}, x);
+        dump_add(&dd, names[0], 3, (int64_t[]){T, Hq, d}, q_raw);
+        dump_add(&dd, names[1], 3, (int64_t[]){T, Hq, d}, gate);
+        dump_add(&dd, names[2], 3, (int64_t[]){T, Hq, d}, q);
+        dump_add(&dd, names[3], 3, (int64_t[]){T, Hkv, d}, k);
+        dump_add(&dd, names[4], 3, (int64_t[]){T, Hkv, d}, v);
+        dump_add(&dd, names[5], 3, (int64_t[]){Hq, T, T}, probs);
+        dump_add(&dd, names[6], 2, (int64_t[]){T, Hq * d}, attn);
+        dump_add(&dd, names[7], 2, (int64_t[]){T, Hq * d}, gated);
+        dump_add(&dd, names[8], 2, (int64_t[]){T, H}, out);
+        dump_add(&dd, "rope.cos", 2, (int64_t[]){T, half}, cosv);
+        dump_add(&dd, "rope.sin", 2, (int64_t[]){T, half}, sinv);
+        dump_write(&dd, opt.dump);
+        dump_free(&dd);
         free(idf);
         free(cosv);
         free(sinv);
@@ -493,6 +455,5 @@ int main(int argc, char **argv) {
     if (tok) tok_free(tok);
     free(tok_path);
     ckpt_close(&ck);
-    free(dir);
     return 0;
 }

@@ -23,8 +23,8 @@ grep -q '^usage: .*--model DIR' "$out" || fail "--help prints no usage line"
 [ "$(wc -l <"$out")" -le 25 ] || fail "--help is longer than one screen"
 echo "ok   --help"
 
-expect_error "unknown flag" "unknown or incomplete option '--frobnicate'" --frobnicate
-expect_error "--model without a value" "unknown or incomplete option '--model'" --model
+expect_error "unknown flag" "unknown option '--frobnicate'" --frobnicate
+expect_error "--model without a value" "--model needs a value" --model
 expect_error "missing model folder" "/nonexistent/model" --model /nonexistent/model
 expect_error "id outside the vocabulary" "token id 1024 is outside the vocabulary (0 .. 1023)" --model "$tiny" --ids 1,1024
 expect_error "id that is not a number" "expected a token id at 'x'" --model "$tiny" --ids 1,x

@@ -23,8 +23,8 @@ grep -q '^usage: .*--model DIR' "$out" || fail "--help prints no usage line"
 [ "$(wc -l <"$out")" -le 25 ] || fail "--help is longer than one screen"
 echo "ok   --help"
 
-expect_error "unknown flag" "unknown or incomplete option '-x'" -x
-expect_error "--dump without a value" "unknown or incomplete option '--dump'" --model "$tiny" --dump
+expect_error "unknown flag" "unknown option '-x'" -x
+expect_error "--dump without a value" "--dump needs a value" --model "$tiny" --dump
 expect_error "missing model folder" "/nonexistent/model" --model /nonexistent/model
 expect_error "id outside the vocabulary" "token id 99999 is outside the vocabulary" --model "$tiny" --ids 99999
 

@@ -28,7 +28,7 @@ grep -q '^usage: .*--plot=png|ascii|none' "$out" || fail "--help prints no usage
 [ "$(wc -l <"$out")" -le 25 ] || fail "--help is longer than one screen"
 echo "ok   --help"
 
-expect_error "unknown flag" "unknown or incomplete option '--theta'" --theta 5
+expect_error "unknown flag" "unknown option '--theta'" --theta 5
 expect_error "bad plot mode" "--plot is png, ascii or none, got 'svg'" --plot=svg
 expect_error "missing model folder" "/nonexistent/model" --model /nonexistent/model --plot=none
 expect_error "bad --ids" "expected a token id" --model "$tiny" --ids 1,,2 --plot=none
