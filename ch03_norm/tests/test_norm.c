@@ -14,11 +14,11 @@
 
 #include "checkpoint.h"
 #include "compare.h"
+#include "golden_fixture.h"
 #include "norm.h"
 #include "safetensors.h"
 #include "util.h"
 
-#define GOLDEN "reference/golden/tiny_forward.safetensors"
 
 /* A float32 weight vector as if it came from a checkpoint. */
 static Tensor f32_tensor(const float *values, int n) {
@@ -110,44 +110,13 @@ END_TEST
 
 /* ---- 2. against the golden -------------------------------------------------------- */
 
-typedef struct {
-    SafeTensors golden;
-    Checkpoint ck;
-    int T;
-} Fixture;
-
-static void fixture_open(Fixture *f) {
-    Error err;
-    const char *tiny = getenv("TINY") ? getenv("TINY") : "build/tiny";
-    ck_assert_msg(st_open(&f->golden, GOLDEN, &err), "%s", err.msg);
-    ck_assert_msg(ckpt_open(&f->ck, tiny, &err), "%s (the tiny checkpoint is written by `make test`)",
-                  err.msg);
-    const Tensor *ids = st_find(&f->golden, "ids");
-    ck_assert_msg(ids, "%s: no ids", GOLDEN);
-    f->T = (int)ids->numel;
-}
-
-static void fixture_close(Fixture *f) {
-    st_close(&f->golden);
-    ckpt_close(&f->ck);
-}
-
-static float *golden(const Fixture *f, const char *name, int64_t numel) {
-    const Tensor *t = st_find(&f->golden, name);
-    ck_assert_msg(t, "%s: no tensor %s", GOLDEN, name);
-    ck_assert_msg(t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name,
-                  (long long)t->numel, (long long)numel);
-    float *v = xmalloc((size_t)numel * sizeof(float));
-    tensor_read_f32(t, 0, numel, v);
-    return v;
-}
 
 /* y = rmsnorm(golden input) compared with the golden output. Tolerance: the golden is
  * float64 rounded to float32; ours is float32 (sum of squares in double), so the
  * two differ by a few float32 roundings on values of size ~1. */
-static bool check_rmsnorm(const Fixture *f, const char *in, const char *out, const Tensor *w) {
+static bool check_rmsnorm(const GoldenFixture *f, const char *in, const char *out, const Tensor *w) {
     int T = f->T, H = f->ck.config.hidden_size;
-    float *x = golden(f, in, (int64_t)T * H), *want = golden(f, out, (int64_t)T * H);
+    float *x = golden_values(f, in, (int64_t)T * H), *want = golden_values(f, out, (int64_t)T * H);
     float *y = xmalloc((size_t)T * H * sizeof(float)); /* [T, H] */
     rmsnorm(y, x, T, H, w, (float)f->ck.config.rms_norm_eps);
     char shape[32];
@@ -158,8 +127,8 @@ static bool check_rmsnorm(const Fixture *f, const char *in, const char *out, con
 }
 
 START_TEST(test_rmsnorm_vs_golden) {
-    Fixture f;
-    fixture_open(&f);
+    GoldenFixture f;
+    golden_fixture_open(&f);
     const Weights *w = &f.ck.weights;
     int L = f.ck.config.num_hidden_layers;
     char in[64], mid[64], out[64];
@@ -180,14 +149,14 @@ START_TEST(test_rmsnorm_vs_golden) {
     snprintf(in, sizeof in, "layer.%d", L - 1);
     ok &= check_rmsnorm(&f, in, "final_norm", w->norm);
     ck_assert(ok);
-    fixture_close(&f);
+    golden_fixture_close(&f);
 }
 END_TEST
 
 /* The DeltaNet output norm: per value head, rows of dv, with the gate z of that head. */
 START_TEST(test_gated_vs_golden) {
-    Fixture f;
-    fixture_open(&f);
+    GoldenFixture f;
+    golden_fixture_open(&f);
     const Config *c = &f.ck.config;
     int T = f.T, Hv = c->linear_num_value_heads, dv = c->linear_value_head_dim, n = T * Hv * dv;
     int tested = 0;
@@ -196,11 +165,11 @@ START_TEST(test_gated_vs_golden) {
         if (c->layer_types[i] != LAYER_LINEAR_ATTENTION) continue;
         char name[80], shape[48];
         snprintf(name, sizeof name, "layer.%d.linear_attn.core", i);
-        float *core = golden(&f, name, n); /* [T, Hv, dv] */
+        float *core = golden_values(&f, name, n); /* [T, Hv, dv] */
         snprintf(name, sizeof name, "layer.%d.linear_attn.z", i);
-        float *z = golden(&f, name, n); /* [T, Hv·dv] */
+        float *z = golden_values(&f, name, n); /* [T, Hv·dv] */
         snprintf(name, sizeof name, "layer.%d.linear_attn.normed", i);
-        float *want = golden(&f, name, n); /* [T, Hv·dv] */
+        float *want = golden_values(&f, name, n); /* [T, Hv·dv] */
         float *y = xmalloc((size_t)n * sizeof(float));
         gated_rmsnorm(y, core, z, T * Hv, dv, f.ck.weights.layers[i].linear_attn.norm,
                       (float)c->rms_norm_eps);
@@ -212,7 +181,7 @@ START_TEST(test_gated_vs_golden) {
     }
     ck_assert_int_gt(tested, 0);
     ck_assert(ok);
-    fixture_close(&f);
+    golden_fixture_close(&f);
 }
 END_TEST
 
@@ -220,12 +189,12 @@ END_TEST
  * by 1/sqrt(dk)), so every head's k has length 1 and q length 1/sqrt(dk); l2norm
  * of them must give them back. */
 START_TEST(test_l2norm_vs_golden) {
-    Fixture f;
-    fixture_open(&f);
+    GoldenFixture f;
+    golden_fixture_open(&f);
     const Config *c = &f.ck.config;
     int T = f.T, Hv = c->linear_num_value_heads, dk = c->linear_key_head_dim, n = T * Hv * dk;
-    float *k = golden(&f, "layer.0.linear_attn.k", n); /* [T, Hv, dk], unit rows */
-    float *q = golden(&f, "layer.0.linear_attn.q", n); /* [T, Hv, dk], rows of length 1/sqrt(dk) */
+    float *k = golden_values(&f, "layer.0.linear_attn.k", n); /* [T, Hv, dk], unit rows */
+    float *q = golden_values(&f, "layer.0.linear_attn.q", n); /* [T, Hv, dk], rows of length 1/sqrt(dk) */
     float *y = xmalloc((size_t)n * sizeof(float));
     char shape[48];
     snprintf(shape, sizeof shape, "%d x %d x %d", T, Hv, dk);
@@ -237,7 +206,7 @@ START_TEST(test_l2norm_vs_golden) {
     /* eps against a squared length of 1/dk: 1e−6·dk/2 relative */
     ck_assert(compare_f32("l2norm(q)", shape, y, q, n, 1e-6, 1e-6 * dk, NULL));
     free(k), free(q), free(y);
-    fixture_close(&f);
+    golden_fixture_close(&f);
 }
 END_TEST
 

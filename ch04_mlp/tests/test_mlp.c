@@ -13,11 +13,11 @@
 
 #include "checkpoint.h"
 #include "compare.h"
+#include "golden_fixture.h"
 #include "mlp.h"
 #include "safetensors.h"
 #include "util.h"
 
-#define GOLDEN "reference/golden/tiny_forward.safetensors"
 
 static Tensor f32_matrix(const float *values, int rows, int cols) {
     Tensor t = {
@@ -63,41 +63,10 @@ START_TEST(test_by_hand) {
 }
 END_TEST
 
-typedef struct {
-    SafeTensors golden;
-    Checkpoint ck;
-    int T;
-} Fixture;
 
-static void fixture_open(Fixture *f) {
-    Error err;
-    const char *tiny = getenv("TINY") ? getenv("TINY") : "build/tiny";
-    ck_assert_msg(st_open(&f->golden, GOLDEN, &err), "%s", err.msg);
-    ck_assert_msg(ckpt_open(&f->ck, tiny, &err), "%s (the tiny checkpoint is written by `make test`)",
-                  err.msg);
-    const Tensor *ids = st_find(&f->golden, "ids");
-    ck_assert_msg(ids, "%s: no ids", GOLDEN);
-    f->T = (int)ids->numel;
-}
-
-static void fixture_close(Fixture *f) {
-    st_close(&f->golden);
-    ckpt_close(&f->ck);
-}
-
-static float *golden(const Fixture *f, const char *name, int64_t numel) {
-    const Tensor *t = st_find(&f->golden, name);
-    ck_assert_msg(t, "%s: no tensor %s", GOLDEN, name);
-    ck_assert_msg(t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name,
-                  (long long)t->numel, (long long)numel);
-    float *v = xmalloc((size_t)numel * sizeof(float));
-    tensor_read_f32(t, 0, numel, v);
-    return v;
-}
-
-static bool compare_golden(const Fixture *f, const char *name, const float *got, int rows, int cols,
+static bool compare_golden(const GoldenFixture *f, const char *name, const float *got, int rows, int cols,
                            double atol, double rtol) {
-    float *want = golden(f, name, (int64_t)rows * cols);
+    float *want = golden_values(f, name, (int64_t)rows * cols);
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", rows, cols);
     bool ok = compare_f32(name, shape, got, want, (int64_t)rows * cols, atol, rtol, NULL);
@@ -106,8 +75,8 @@ static bool compare_golden(const Fixture *f, const char *name, const float *got,
 }
 
 START_TEST(test_vs_golden) {
-    Fixture f;
-    fixture_open(&f);
+    GoldenFixture f;
+    golden_fixture_open(&f);
     const Config *c = &f.ck.config;
     int T = f.T, H = c->hidden_size, I = c->intermediate_size;
     float *gate = xmalloc((size_t)T * I * sizeof(float)), *up = xmalloc((size_t)T * I * sizeof(float));
@@ -117,7 +86,7 @@ START_TEST(test_vs_golden) {
     for (int i = 0; i < c->num_hidden_layers; i++) {
         char name[64];
         snprintf(name, sizeof name, "layer.%d.post_norm", i);
-        float *x = golden(&f, name, (int64_t)T * H); /* [T, H]: the MLP's input in layer i */
+        float *x = golden_values(&f, name, (int64_t)T * H); /* [T, H]: the MLP's input in layer i */
         mlp_forward(&f.ck.weights.layers[i].mlp, x, T, y, &trace);
         /* The golden is float64 math on the same stored weights. Ours sums H = 64
          * (gate, up) or I = 128 (down) float32 products of size ~0.1-1 each: the
@@ -135,17 +104,17 @@ START_TEST(test_vs_golden) {
     }
     ck_assert(ok);
     free(gate), free(up), free(act), free(y);
-    fixture_close(&f);
+    golden_fixture_close(&f);
 }
 END_TEST
 
 /* Token t of a batch == token t alone, bit for bit; the trace changes nothing. */
 START_TEST(test_batch_equals_single) {
-    Fixture f;
-    fixture_open(&f);
+    GoldenFixture f;
+    golden_fixture_open(&f);
     int T = f.T, H = f.ck.config.hidden_size, I = f.ck.config.intermediate_size;
     const MlpWeights *w = &f.ck.weights.layers[0].mlp;
-    float *x = golden(&f, "layer.0.post_norm", (int64_t)T * H);
+    float *x = golden_values(&f, "layer.0.post_norm", (int64_t)T * H);
     float *all = xmalloc((size_t)T * H * sizeof(float)), *one = xmalloc((size_t)T * H * sizeof(float));
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", T, H);
@@ -158,7 +127,7 @@ START_TEST(test_batch_equals_single) {
     mlp_forward(w, x, T, one, &trace);
     ck_assert(compare_f32("with vs without trace", shape, all, one, (int64_t)T * H, 0, 0, NULL));
     free(x), free(all), free(one), free(gate), free(up), free(act);
-    fixture_close(&f);
+    golden_fixture_close(&f);
 }
 END_TEST
 

@@ -18,12 +18,12 @@
 
 #include "checkpoint.h"
 #include "compare.h"
+#include "golden_fixture.h"
 #include "norm.h"
 #include "rope.h"
 #include "safetensors.h"
 #include "util.h"
 
-#define GOLDEN "reference/golden/tiny_forward.safetensors"
 
 /* ---- 1. by hand ----------------------------------------------------------------
  * head_dim 6, rotary_dim 4, theta 100: two pairs, (0, 2) and (1, 3); dims 4, 5 pass.
@@ -96,38 +96,10 @@ END_TEST
 
 /* ---- 2. against the golden ------------------------------------------------------ */
 
-typedef struct {
-    SafeTensors golden;
-    Checkpoint ck;
-} Fixture;
-
-static void fixture_open(Fixture *f) {
-    Error err;
-    const char *tiny = getenv("TINY") ? getenv("TINY") : "build/tiny";
-    ck_assert_msg(st_open(&f->golden, GOLDEN, &err), "%s", err.msg);
-    ck_assert_msg(ckpt_open(&f->ck, tiny, &err), "%s (the tiny checkpoint is written by `make test`)",
-                  err.msg);
-}
-
-static void fixture_close(Fixture *f) {
-    st_close(&f->golden);
-    ckpt_close(&f->ck);
-}
-
-/* A golden tensor as float32 with its element count checked. */
-static float *golden(const Fixture *f, const char *name, int64_t numel) {
-    const Tensor *t = st_find(&f->golden, name);
-    ck_assert_msg(t, "%s: no tensor %s", GOLDEN, name);
-    ck_assert_msg(t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN, name,
-                  (long long)t->numel, (long long)numel);
-    float *v = xmalloc((size_t)numel * sizeof(float));
-    tensor_read_f32(t, 0, numel, v);
-    return v;
-}
 
 START_TEST(test_tables_vs_golden) {
-    Fixture f;
-    fixture_open(&f);
+    GoldenFixture f;
+    golden_fixture_open(&f);
     const Config *c = &f.ck.config;
     const Tensor *ids = st_find(&f.golden, "ids");
     ck_assert(ids);
@@ -135,8 +107,8 @@ START_TEST(test_tables_vs_golden) {
     RopeTable rt;
     rope_init_config(&rt, c, T);
     ck_assert_int_eq(rt.half, half);
-    float *want_cos = golden(&f, "rope.cos", (int64_t)T * half); /* [T, half] */
-    float *want_sin = golden(&f, "rope.sin", (int64_t)T * half); /* [T, half] */
+    float *want_cos = golden_values(&f, "rope.cos", (int64_t)T * half); /* [T, half] */
+    float *want_sin = golden_values(&f, "rope.sin", (int64_t)T * half); /* [T, half] */
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", T, half);
     /* Both sides compute the angle in double and round cos/sin once to float32:
@@ -146,7 +118,7 @@ START_TEST(test_tables_vs_golden) {
     free(want_cos);
     free(want_sin);
     rope_free(&rt);
-    fixture_close(&f);
+    golden_fixture_close(&f);
 }
 END_TEST
 
@@ -154,8 +126,8 @@ END_TEST
  * q_raw and the layer input come from the golden; k is projected here by a plain
  * double loop (the linear layer is tested elsewhere). */
 START_TEST(test_attention_q_k_vs_golden) {
-    Fixture f;
-    fixture_open(&f);
+    GoldenFixture f;
+    golden_fixture_open(&f);
     const Config *c = &f.ck.config;
     int layer = -1;
     for (int i = 0; i < c->num_hidden_layers && layer < 0; i++)
@@ -172,18 +144,18 @@ START_TEST(test_attention_q_k_vs_golden) {
 
     /* queries: [T, Hq, d] before the norm, straight from the golden */
     snprintf(name, sizeof name, "layer.%d.self_attn.q_raw", layer);
-    float *q = golden(&f, name, (int64_t)T * Hq * d);
+    float *q = golden_values(&f, name, (int64_t)T * Hq * d);
     rmsnorm(q, q, T * Hq, d, aw->q_norm, eps); /* every head of every token: one row of d */
     rope_apply_tokens(&rt, q, T, Hq, 0);
     snprintf(name, sizeof name, "layer.%d.self_attn.q", layer);
-    float *want_q = golden(&f, name, (int64_t)T * Hq * d);
+    float *want_q = golden_values(&f, name, (int64_t)T * Hq * d);
     snprintf(shape, sizeof shape, "%d x %d x %d", T, Hq, d);
     /* float32 norm + rotation vs float64: a few float32 roundings on values of size ~1 */
     ck_assert(compare_f32(name, shape, q, want_q, (int64_t)T * Hq * d, 2e-6, 2e-5, NULL));
 
     /* keys: project the golden layer input with W_k, then norm and rotate */
     snprintf(name, sizeof name, "layer.%d.input_norm", layer);
-    float *x = golden(&f, name, (int64_t)T * H);             /* [T, H] */
+    float *x = golden_values(&f, name, (int64_t)T * H);             /* [T, H] */
     float *k = xmalloc((size_t)T * Hkv * d * sizeof(float)); /* [T, Hkv, d] */
     float *wrow = xmalloc((size_t)H * sizeof(float));        /* [H] */
     for (int o = 0; o < Hkv * d; o++) {
@@ -197,14 +169,14 @@ START_TEST(test_attention_q_k_vs_golden) {
     rmsnorm(k, k, T * Hkv, d, aw->k_norm, eps);
     rope_apply_tokens(&rt, k, T, Hkv, 0);
     snprintf(name, sizeof name, "layer.%d.self_attn.k", layer);
-    float *want_k = golden(&f, name, (int64_t)T * Hkv * d);
+    float *want_k = golden_values(&f, name, (int64_t)T * Hkv * d);
     snprintf(shape, sizeof shape, "%d x %d x %d", T, Hkv, d);
     /* the projection's input is the float32-stored golden: one more rounding, same scale */
     ck_assert(compare_f32(name, shape, k, want_k, (int64_t)T * Hkv * d, 5e-6, 5e-5, NULL));
 
     free(q), free(want_q), free(x), free(k), free(wrow), free(want_k);
     rope_free(&rt);
-    fixture_close(&f);
+    golden_fixture_close(&f);
 }
 END_TEST
 
