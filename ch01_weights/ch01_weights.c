@@ -179,6 +179,7 @@ int main(int argc, char **argv) {
             dump_path = argv[++i];
             dump_names = &argv[i + 1];
             while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) i++, n_dump++;
+            if (n_dump == 0) die("--dump %s needs at least one tensor name (see --help)", dump_path);
         } else {
             die("unknown or incomplete option '%s' (see --help)", argv[i]);
         }

@@ -12,6 +12,14 @@
 #include "synthetic.h"
 #include "util.h"
 
+/* A whole positive number, or a clear error ("--shards 2x" is not 2). */
+static int positive_arg(const char *flag, const char *text) {
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || v < 1 || v > 1 << 30) die("%s needs a positive whole number, got '%s'", flag, text);
+    return (int)v;
+}
+
 static void usage(FILE *to) {
     fprintf(to,
             "usage: %s --out DIR [--size full|tiny] [--shards N] [--zeros] [--lm-head]\n"
@@ -43,8 +51,8 @@ int main(int argc, char **argv) {
             return 0;
         } else if (strcmp(a, "--out") == 0 && has_value) out = argv[++i];
         else if (strcmp(a, "--size") == 0 && has_value) size = argv[++i];
-        else if (strcmp(a, "--shards") == 0 && has_value) o.n_shards = atoi(argv[++i]);
-        else if (strcmp(a, "--vocab") == 0 && has_value) vocab = atoi(argv[++i]);
+        else if (strcmp(a, "--shards") == 0 && has_value) o.n_shards = positive_arg(a, argv[++i]);
+        else if (strcmp(a, "--vocab") == 0 && has_value) vocab = positive_arg(a, argv[++i]);
         else if (strcmp(a, "--tokenizer") == 0 && has_value) o.tokenizer = argv[++i];
         else if (strcmp(a, "--zeros") == 0) o.zeros = true;
         else if (strcmp(a, "--lm-head") == 0) o.untied_lm_head = true;
@@ -55,7 +63,6 @@ int main(int argc, char **argv) {
     else if (strcmp(size, "tiny") == 0) synth_config_tiny(&o.config);
     else die("--size must be full or tiny, not '%s'", size);
     if (vocab > 0) o.config.vocab_size = vocab;
-    if (o.n_shards < 1) die("--shards must be at least 1");
     if (o.untied_lm_head) o.config.tie_word_embeddings = false;
 
     double t0 = now_seconds();

@@ -18,6 +18,7 @@
 #include <cJSON.h>
 
 #include "checkpoint.h"
+#include "demo.h"
 #include "embedding.h"
 #include "safetensors.h"
 #include "tokenizer.h"
@@ -296,31 +297,31 @@ int main(int argc, char **argv) {
     bool chat = false, thinking = false;
     int n_modes = 0;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc; /* a value may start with '-': it is taken as is */
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        const char *v; /* a value may start with '-': it is taken as is */
+        if (demo_is_help(argv[i])) {
             usage(stdout);
             return 0;
-        } else if (strcmp(a, "--model") == 0 && has_value)
-            model_flag = argv[++i];
-        else if (strcmp(a, "--tokenizer") == 0 && has_value)
-            tokenizer_path = argv[++i];
-        else if (strcmp(a, "--text") == 0 && has_value)
-            text = argv[++i];
-        else if (strcmp(a, "--dump") == 0 && has_value)
-            dump_path = argv[++i];
-        else if (strcmp(a, "--encode") == 0 && has_value)
-            encode_text = argv[++i], n_modes++;
-        else if (strcmp(a, "--encode-jsonl") == 0 && has_value)
-            jsonl_path = argv[++i], n_modes++;
-        else if (strcmp(a, "--decode") == 0 && has_value)
-            decode_list = argv[++i], n_modes++;
-        else if (strcmp(a, "--chat") == 0)
+        } else if ((v = demo_value("--model", argc, argv, &i))) {
+            model_flag = v;
+        } else if ((v = demo_value("--tokenizer", argc, argv, &i))) {
+            tokenizer_path = v;
+        } else if ((v = demo_value("--text", argc, argv, &i))) {
+            text = v;
+        } else if ((v = demo_value("--dump", argc, argv, &i))) {
+            dump_path = v;
+        } else if ((v = demo_value("--encode", argc, argv, &i))) {
+            encode_text = v, n_modes++;
+        } else if ((v = demo_value("--encode-jsonl", argc, argv, &i))) {
+            jsonl_path = v, n_modes++;
+        } else if ((v = demo_value("--decode", argc, argv, &i))) {
+            decode_list = v, n_modes++;
+        } else if (strcmp(argv[i], "--chat") == 0) {
             chat = true, n_modes++;
-        else if (strcmp(a, "--thinking") == 0)
+        } else if (strcmp(argv[i], "--thinking") == 0) {
             thinking = true;
-        else
-            die("unknown or incomplete option '%s' (see --help)", a);
+        } else {
+            demo_unknown(argv[i]);
+        }
     }
     if (n_modes > 1) die("--encode, --encode-jsonl, --decode and --chat go one at a time");
     if (dump_path && n_modes) die("--dump belongs to the demo run, not to --encode/--decode/--chat");

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demo.h"
 #include "linalg.h"
 #include "plot.h"
 #include "pyfmt.h"
@@ -387,43 +388,25 @@ static void usage(FILE *out) {
             program_name());
 }
 
-/* "--name=value" or "--name value": returns the value, or NULL when arg is not --name. */
-static const char *option_value(const char *name, int argc, char **argv, int *i) {
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0) return NULL;
-    if (arg[len] == '=') return arg + len + 1;
-    if (arg[len] != '\0') return NULL;
-    if (*i + 1 >= argc) die("%s needs a value (see --help)", name);
-    return argv[++*i];
-}
-
 static Options parse_args(int argc, char **argv) {
     Options o = {.seed = 0, .rng = RNG_X86, .plot = PLOT_PNG};
     for (int i = 1; i < argc; i++) {
         const char *v;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        if (demo_is_help(argv[i])) {
             usage(stdout);
             exit(0);
-        } else if ((v = option_value("--seed", argc, argv, &i))) {
+        } else if ((v = demo_value("--seed", argc, argv, &i))) {
             char *end;
             errno = 0;
             o.seed = strtoull(v, &end, 10);
             if (!*v || *end || v[0] == '-' || v[0] == '+' || errno == ERANGE)
                 die("--seed needs a whole number from 0 to 18446744073709551615, got '%s'", v);
-        } else if ((v = option_value("--plot", argc, argv, &i))) {
-            if (strcmp(v, "png") == 0)
-                o.plot = PLOT_PNG;
-            else if (strcmp(v, "ascii") == 0)
-                o.plot = PLOT_ASCII;
-            else if (strcmp(v, "none") == 0)
-                o.plot = PLOT_NONE;
-            else
-                die("--plot is png, ascii or none, got '%s'", v);
-        } else if ((v = option_value("--rng", argc, argv, &i))) {
+        } else if ((v = demo_value("--plot", argc, argv, &i))) {
+            o.plot = demo_plot_mode(v);
+        } else if ((v = demo_value("--rng", argc, argv, &i))) {
             if (!rng_variant_parse(v, &o.rng)) die("--rng is x86 or libm, got '%s'", v);
         } else {
-            die("unknown option '%s' (see --help)", argv[i]);
+            demo_unknown(argv[i]);
         }
     }
     return o;

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,11 @@ static bool get_int(Scope s, const char *key, bool required, int *out, Error *er
         return error_set(err, "%s: %s%s must be an integer, got %s", s.path, s.section, key, json_type_name(j));
     *out = (int)j->valuedouble;
     return true;
+}
+
+/* A JSON number that is a whole number in 0 .. max, so that it converts to int exactly. */
+static bool json_whole(const cJSON *j, double max) {
+    return cJSON_IsNumber(j) && j->valuedouble >= 0 && j->valuedouble <= max && j->valuedouble == floor(j->valuedouble);
 }
 
 static bool get_positive(Scope s, const char *key, int *out, Error *err) {
@@ -118,26 +124,27 @@ static bool read_rope(Config *c, Scope s, Error *err) {
                          cJSON_IsString(type) ? type->valuestring : json_type_name(type));
     if (!(c->rope_theta > 1))
         return error_set(err, "%s: %srope_theta must be greater than 1, got %g", s.path, r.section, c->rope_theta);
-    double rot = c->head_dim * c->partial_rotary_factor;
-    c->rotary_dim = (int)rot;
-    if (!(c->partial_rotary_factor > 0 && c->partial_rotary_factor <= 1) || rot != floor(rot) ||
-        c->rotary_dim % 2 != 0)
+    double rot = c->head_dim * c->partial_rotary_factor; /* converted only once known to fit */
+    if (!(c->partial_rotary_factor > 0 && c->partial_rotary_factor <= 1) || rot != floor(rot) || (int)rot % 2 != 0)
         return error_set(err, "%s: partial_rotary_factor %g of head_dim %d does not give an even number of dims",
                          s.path, c->partial_rotary_factor, c->head_dim);
+    c->rotary_dim = (int)rot;
     /* M-RoPE sections split the rotary pairs between time/height/width; for text all
      * three carry the same position, so they only need to add up. */
     const cJSON *sections = cJSON_GetObjectItemCaseSensitive(r.obj, "mrope_section");
     if (sections) {
-        int sum = 0;
+        long long sum = 0; /* each part is at most rotary_dim / 2: no overflow */
         const cJSON *v;
         if (!cJSON_IsArray(sections))
             return error_set(err, "%s: %smrope_section must be an array", s.path, r.section);
         cJSON_ArrayForEach(v, sections) {
-            if (!cJSON_IsNumber(v)) return error_set(err, "%s: %smrope_section must hold integers", s.path, r.section);
+            if (!json_whole(v, c->rotary_dim / 2))
+                return error_set(err, "%s: %smrope_section must hold integers from 0 to %d (rotary pairs)", s.path,
+                                 r.section, c->rotary_dim / 2);
             sum += (int)v->valuedouble;
         }
         if (sum != c->rotary_dim / 2)
-            return error_set(err, "%s: %smrope_section adds up to %d pairs, but the rotary dims make %d", s.path,
+            return error_set(err, "%s: %smrope_section adds up to %lld pairs, but the rotary dims make %d", s.path,
                              r.section, sum, c->rotary_dim / 2);
     }
     return true;
@@ -147,14 +154,14 @@ static bool read_rope(Config *c, Scope s, Error *err) {
 static bool read_eos(Config *c, const cJSON *j, const char *path, Error *err) {
     if (!j) return true;
     c->n_eos = 0;
-    if (cJSON_IsNumber(j)) {
+    if (json_whole(j, INT_MAX)) {
         c->eos_token_ids[c->n_eos++] = (int)j->valuedouble;
         return true;
     }
     const cJSON *v;
-    if (!cJSON_IsArray(j)) return error_set(err, "%s: eos_token_id must be a number or a list", path);
+    if (!cJSON_IsArray(j)) return error_set(err, "%s: eos_token_id must be a token id or a list of them", path);
     cJSON_ArrayForEach(v, j) {
-        if (!cJSON_IsNumber(v)) return error_set(err, "%s: eos_token_id must hold numbers", path);
+        if (!json_whole(v, INT_MAX)) return error_set(err, "%s: eos_token_id must hold token ids", path);
         if (c->n_eos < CONFIG_MAX_EOS) c->eos_token_ids[c->n_eos++] = (int)v->valuedouble;
     }
     return true;

@@ -84,7 +84,8 @@ static int span_cmp(const void *a, const void *b) {
 /* Parses and checks the header; fills st->tensors (data pointers included). */
 static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len, Error *err) {
     const char *path = st->path;
-    cJSON *root = cJSON_ParseWithLength(json, (size_t)header_len);
+    const char *json_end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(json, (size_t)header_len, &json_end, false);
     if (!root) return error_set(err, "%s: header is not valid JSON", path);
     bool ok = false;
     Span *spans = NULL;
@@ -92,6 +93,14 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
         error_set(err, "%s: header is JSON but not an object", path);
         goto done;
     }
+    /* Only padding (spaces) may follow the object: anything else means the header
+     * length is wrong, and every offset into the data area would be off with it. */
+    for (const char *p = json_end; p < json + header_len; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
+            error_set(err, "%s: header has bytes other than spaces after the JSON object (wrong header length?)",
+                      path);
+            goto done;
+        }
     int n = 0;
     for (const cJSON *e = root->child; e; e = e->next) n += strcmp(e->string, "__metadata__") != 0;
     st->tensors = xcalloc((size_t)n, sizeof(Tensor));
@@ -132,15 +141,19 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
             t->data = copy;
         }
     }
-    /* No two tensors may share bytes. */
+    /* No two tensors may share bytes: in order of their start, each must begin at or
+     * after the furthest end so far (an empty tensor holds no bytes and ends nothing). */
     qsort(spans, (size_t)st->count, sizeof(Span), span_cmp);
-    for (int i = 1; i < st->count; i++) {
-        const Span *a = &spans[i - 1], *b = &spans[i];
-        if (b->begin < a->end && b->end > b->begin && a->end > a->begin) {
+    const Span *reach = NULL; /* the non-empty span that ends furthest so far */
+    for (int i = 0; i < st->count; i++) {
+        const Span *b = &spans[i];
+        if (b->end == b->begin) continue;
+        if (reach && b->begin < reach->end) {
             error_set(err, "%s: tensors '%s' and '%s' overlap in the data area", path,
-                      st->tensors[a->tensor].name, st->tensors[b->tensor].name);
+                      st->tensors[reach->tensor].name, st->tensors[b->tensor].name);
             goto done;
         }
+        if (!reach || b->end > reach->end) reach = b;
     }
     ok = true;
 done:

@@ -3,16 +3,17 @@
  * The model never sees text. It sees ids: rows of the embedding table (see
  * embedding.h). `今天天气不错，我们去公园` becomes
  *
- *     今天 | 天气 | 不错 | ， | 我们 | 去 | 公园      (7 ids with the Qwen3 file)
+ *     今天 | 天气 | 不错 | ， | 我们 | 去 | 公园      (7 ids with Qwen3's file,
+ *                                                   6 with Qwen3.5's larger one)
  *
  * and if one id differs from what Hugging Face's tokenizer gives, every number
  * the later chapters print is wrong. So this module does not invent a
  * tokenizer: it reads the checkpoint's `tokenizer.json` and runs exactly the
  * pipeline that file describes, step by step (spec/tokenizer.md):
  *
- *   1. Added tokens first. `<|im_start|>`, `<think>`, ... are cut out of the
- *      text whole (longest match first) and become their ids directly; only the
- *      text between them goes on.
+ *   1. Added tokens first. `<|im_start|>`, `<think>`, ... (special or not) are
+ *      cut out of the text whole (longest match first) and become their ids
+ *      directly; only the text between them goes on.
  *   2. Normalizer: NFC. "e" + U+0301 (combining acute) becomes "é" (U+00E9), so
  *      the same visible text always gives the same bytes. (utf8proc)
  *   3. Split: the file's regular expression cuts the text into pieces — words
@@ -34,6 +35,9 @@
  * `\p{White_Space}` (its `\s` also matches U+180E); a rewrite is one more place
  * to be subtly wrong.
  *
+ * The vocabulary (string -> id) and the merges ((left id, right id) -> rank)
+ * are hash tables: a look-up never scans the 248k entries.
+ *
  * The BPE keeps the piece as a linked list of symbols and the candidate merges
  * in a min-heap ordered by (merge rank, position), like the reference: each
  * merge costs O(log n), so a 550-character piece (Chinese without punctuation
@@ -42,10 +46,11 @@
  * Supported: model type BPE (no byte fallback, no dropout, no subword prefix or
  * suffix), merges as "a b" strings or ["a", "b"] pairs, normalizer NFC or none,
  * pre-tokenizer Split(Regex, Isolated) + ByteLevel (no prefix space, no regex of
- * its own), decoder ByteLevel. Anything else is rejected when loading, with a
- * message that names it. Ids are never added around the text (no BOS): that is
- * `add_special_tokens=False`, and Qwen adds none anyway. The file's padding and
- * truncation settings (batch options) are ignored.
+ * its own), decoder ByteLevel, added tokens without lstrip/rstrip/single_word.
+ * Anything else is rejected when loading, with a message that names it. Ids are
+ * never added around the text (no BOS): that is `add_special_tokens=False`, and
+ * Qwen adds none anyway, so the post-processor is not read. The file's padding
+ * and truncation settings (batch options) are ignored.
  */
 #ifndef TOKENIZER_H
 #define TOKENIZER_H

@@ -9,6 +9,7 @@
 #   oniguruma         libonig-dev        the tokenizer's split regex
 #   libutf8proc       libutf8proc-dev    NFC normalization
 #   (command) gnuplot gnuplot-nox        plots (demos still run without it)
+#   (a CJK font)      fonts-droid-fallback  Chinese labels in the plots
 set -eu
 out=${1:?usage: deps.sh OUTPUT.mk}
 
@@ -22,6 +23,10 @@ for pair in $libs; do
     fi
 done
 command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
+# Plot titles and axis labels are Chinese, like the book: a font that has CJK glyphs.
+if ! command -v fc-list >/dev/null 2>&1 || [ -z "$(fc-list :lang=zh 2>/dev/null | head -n 1)" ]; then
+    missing="$missing fonts-droid-fallback"
+fi
 
 if [ -n "$missing" ]; then
     echo "deps: installing missing Debian packages:$missing"

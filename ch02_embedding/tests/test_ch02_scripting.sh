@@ -90,8 +90,8 @@ expect_error "jsonl missing file" "no-such.jsonl" "$demo" --tokenizer $tiny --en
 expect_error "encode invalid UTF-8" "not valid UTF-8" "$demo" --tokenizer $tiny --encode "$(printf 'x\300\257')"
 expect_error "decode unknown id" "id 271 is not a token" "$demo" --tokenizer $tiny --decode 1,271
 expect_error "decode not ids" "is not a list of ids" "$demo" --tokenizer $tiny --decode 1,x
-expect_error "unknown flag" "unknown or incomplete option '--frobnicate'" "$demo" --frobnicate
-expect_error "flag without value" "unknown or incomplete option '--encode'" "$demo" --tokenizer $tiny --encode
+expect_error "unknown flag" "unknown option '--frobnicate'" "$demo" --frobnicate
+expect_error "flag without value" "--encode needs a value" "$demo" --tokenizer $tiny --encode
 expect_error "two modes" "one at a time" "$demo" --tokenizer $tiny --encode a --decode 1
 expect_error "missing tokenizer" "cannot open $tmp/none.json" "$demo" --tokenizer "$tmp/none.json" --encode a
 echo '{"architectures": ["Qwen3_5ForConditionalGeneration"]}' >"$tmp/config.json"

@@ -1,0 +1,161 @@
+/* ch04_mlp — chapter 4: the SwiGLU MLP of layer 0 on the book's sentence.
+ *
+ * Takes chapter 3's result (the sentence's embedding rows through layer 0's
+ * input_layernorm) and runs layer 0's MLP on it: the shapes 1024 → 3584 → 1024, the
+ * parameter count, how many of the 3584 features per token SiLU nearly switches
+ * off, and how large the output is next to the residual stream it is added to.
+ *
+ *   ./ch04_mlp [--model DIR] [--ids 1,2,3] [--dump FILE]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "activations.h"
+#include "checkpoint.h"
+#include "demo.h"
+#include "mlp.h"
+#include "norm.h"
+#include "pyfmt.h"
+#include "safetensors.h"
+#include "sentence.h"
+#include "util.h"
+
+static void usage(FILE *to) {
+    fprintf(to,
+            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--help]\n"
+            "Chapter 4: layer 0's SwiGLU MLP, down(silu(gate(x)) * up(x)), on the book's\n"
+            "sentence after input_layernorm: shapes, parameters, how many features SiLU\n"
+            "nearly switches off, the scale of the output.\n"
+            "  --model DIR   the model folder (else $QWEN35_MODEL, models/Qwen3.5-0.8B,\n"
+            "                or the Hugging Face cache)\n"
+            "  --ids LIST    token ids to run on instead of the book's sentence, e.g. 1,2,3\n"
+            "  --dump FILE   write mlp.x, mlp.gate, mlp.up, mlp.act, mlp.out (and ids) to\n"
+            "                FILE as float32 safetensors\n",
+            program_name());
+}
+
+/* Python's repr of [round(v, digits) for v in values] (at most 16 values). */
+static const char *pylist(char *buf, size_t size, const float *v, int n, int digits) {
+    double r[16];
+    if (n > 16) n = 16;
+    for (int i = 0; i < n; i++) r[i] = py_round((double)v[i], digits);
+    py_repr_list(buf, size, r, n);
+    return buf;
+}
+
+static double rms_of(const float *x, size_t n) {
+    double ss = 0;
+    for (size_t i = 0; i < n; i++) ss += (double)x[i] * x[i];
+    return sqrt(ss / (double)n);
+}
+
+/* 11010048 -> "11,010,048" (Python's f"{n:,}"). */
+static const char *grouped(long long n, char *buf, size_t size) {
+    py_format_int(buf, size, n, ",");
+    return buf;
+}
+
+int main(int argc, char **argv) {
+    set_program_name(argv[0]);
+    const char *model_flag = NULL, *dump_path = NULL, *ids_flag = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if (demo_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        } else if ((v = demo_value("--model", argc, argv, &i))) {
+            model_flag = v;
+        } else if ((v = demo_value("--ids", argc, argv, &i))) {
+            ids_flag = v;
+        } else if ((v = demo_value("--dump", argc, argv, &i))) {
+            dump_path = v;
+        } else {
+            demo_unknown(argv[i]);
+        }
+    }
+
+    Error err;
+    Checkpoint ck;
+    demo_open_checkpoint(&ck, model_flag);
+    const Config *c = &ck.config;
+    TokenIds ids;
+    char label[256];
+    if (!sentence_ids(&ck, ids_flag, &ids, label, sizeof label, &err)) die("%s", err.msg);
+    int T = ids.n, H = c->hidden_size, I = c->intermediate_size;
+    const MlpWeights *mw = &ck.weights.layers[0].mlp;
+    char a[512], b[64], d[64];
+
+    DumpSet dump;
+    dump_init(&dump);
+    int64_t sT[1] = {T}, sTH[2] = {T, H}, sTI[2] = {T, I};
+    float *ids_f = dump_buffer(&dump, "ids", 1, sT);  /* [T] */
+    float *emb = dump_buffer(&dump, "embed", 2, sTH); /* [T, H] the residual stream entering layer 0 */
+    float *x = dump_buffer(&dump, "mlp.x", 2, sTH);   /* [T, H] chapter 3's output: the MLP's input here */
+    float *gate = dump_buffer(&dump, "mlp.gate", 2, sTI); /* [T, I] */
+    float *up = dump_buffer(&dump, "mlp.up", 2, sTI);     /* [T, I] */
+    float *act = dump_buffer(&dump, "mlp.act", 2, sTI);   /* [T, I] */
+    float *out = dump_buffer(&dump, "mlp.out", 2, sTH);   /* [T, H] */
+    for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
+    if (!sentence_embed(&ck, ids.ids, T, emb, &err)) die("%s", err.msg);
+    rmsnorm(x, emb, T, H, ck.weights.layers[0].input_layernorm, (float)c->rms_norm_eps);
+
+    /* ---- the shapes and the size ---- */
+    long long params = mlp_param_count(mw);
+    printf("第 0 层的 MLP（SwiGLU）：out = down_proj(silu(gate_proj(x)) · up_proj(x))\n");
+    printf("  gate_proj [%lld, %lld]、up_proj [%lld, %lld]、down_proj [%lld, %lld]：%d → %d → %d，中间宽 "
+           "%.1f 倍\n",
+           (long long)mw->gate_proj->shape[0], (long long)mw->gate_proj->shape[1],
+           (long long)mw->up_proj->shape[0], (long long)mw->up_proj->shape[1],
+           (long long)mw->down_proj->shape[0], (long long)mw->down_proj->shape[1], H, I, H, (double)I / H);
+    printf(
+        "  参数 %.1fM（%s 个，没有偏置）；老式 MLP 两个矩阵、中间 4 倍宽，是 %.1fM，SwiGLU 多了一个门矩阵\n",
+        (double)params / 1e6, grouped(params, b, sizeof b), 2.0 * H * 4 * H / 1e6);
+
+    /* ---- run it ---- */
+    MlpTrace trace = {gate, up, act};
+    mlp_forward(mw, x, T, out, &trace); /* once to page the weights in from the file */
+    double t0 = now_seconds();
+    mlp_forward(mw, x, T, out, &trace);
+    double ms = (now_seconds() - t0) * 1000;
+
+    printf("输入：%s %s 的词向量过 input_layernorm（第 3 章），形状 (%d, %d)\n", label,
+           ids_str(ids.ids, T, a, sizeof a), T, H);
+    size_t nTI = (size_t)T * I;
+    float gmin = gate[0], gmax = gate[0];
+    size_t negative = 0, nearly_off = 0;
+    for (size_t i = 0; i < nTI; i++) {
+        gmin = fminf(gmin, gate[i]), gmax = fmaxf(gmax, gate[i]);
+        negative += gate[i] < 0;
+        nearly_off += sigmoidf(gate[i]) < 0.1f; /* silu(g) = g · sigmoid(g): less than a tenth of g passes */
+    }
+    printf("  gate = gate_proj(x)：形状 (%d, %d)，范围 [%.3f, %.3f]，RMS %.3f；up = up_proj(x)：RMS %.3f\n",
+           T, I, gmin, gmax, rms_of(gate, nTI), rms_of(up, nTI));
+    printf("  silu(gate) = gate · sigmoid(gate)：%zu 个 gate 里 %s 是负的，被压进 (-0.28, 0)；"
+           "%zu 个（%s）的 sigmoid(gate) < 0.1（gate < -2.2），几乎关掉\n",
+           nTI, (py_format(b, sizeof b, (double)negative / nTI, ".1%"), b), nearly_off,
+           (py_format(d, sizeof d, (double)nearly_off / nTI, ".1%"), d));
+    printf("  act = silu(gate) · up：形状 (%d, %d)，RMS %.3f\n", T, I, rms_of(act, nTI));
+
+    float rms_out[16];
+    double mean_out = 0, mean_emb = 0;
+    for (int t = 0; t < T; t++) {
+        double r = rms_of(out + (size_t)t * H, H);
+        if (t < 16) rms_out[t] = (float)r;
+        mean_out += r / T;
+        mean_emb += rms_of(emb + (size_t)t * H, H) / T;
+    }
+    printf("  out = down_proj(act)：形状 (%d, %d)，每个 token 的 RMS %s%s，平均 %.3f（输入 x 的 RMS 是 1）\n",
+           T, H, pylist(a, sizeof a, rms_out, T < 16 ? T : 16, 3), T > 16 ? "……" : "", mean_out);
+    printf("它要加回残差流：残差流（这里是词向量）的 RMS 平均 %.3f，MLP 这一步加上去的 RMS 平均 %.3f\n",
+           mean_emb, mean_out);
+    printf("%d 个 token 用时 %.1f ms（每个 token 约 %.1fM 次乘加，权重 %.1f MB 从头到尾读一遍）\n", T, ms,
+           (double)params / 1e6, (double)params * dtype_size(mw->gate_proj->dtype) / 1e6);
+
+    dump_write(&dump, dump_path);
+    dump_free(&dump);
+    tok_ids_free(&ids);
+    ckpt_close(&ck);
+    return 0;
+}

@@ -1,0 +1,147 @@
+/* test_mlp.c — common/mlp: SwiGLU, down(silu(gate(x)) · up(x)).
+ *
+ *   1. a 2 → 3 → 2 MLP worked by hand;
+ *   2. every layer of the tiny checkpoint against the PyTorch reference's golden
+ *      (layer.{i}.mlp.gate / up / act / out from layer.{i}.post_norm);
+ *   3. T tokens at once give each token exactly what it gets alone (what a
+ *      token-by-token decode relies on), with or without a trace.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "compare.h"
+#include "golden_fixture.h"
+#include "mlp.h"
+#include "safetensors.h"
+#include "util.h"
+
+
+static Tensor f32_matrix(const float *values, int rows, int cols) {
+    Tensor t = {
+        .name = "w", .dtype = DTYPE_F32, .ndim = 2, .numel = rows * cols, .data = values, .file = "test"};
+    t.shape[0] = rows, t.shape[1] = cols;
+    return t;
+}
+
+/* x = (1, 2)
+ * W_gate = [[1, 0], [0, 1], [−1, −1]]  →  gate = (1, 2, −3)
+ * W_up   = [[2, 0], [1, 1], [0, 3]]    →  up   = (2, 3, 6)
+ * silu(1) = 1·σ(1) = 0.7310586, silu(2) = 2·σ(2) = 1.7615942, silu(−3) = −3·σ(−3) = −0.1422776
+ * act = silu(gate) · up = (1.4621172, 5.2847825, −0.8536657)
+ * W_down = [[1, 1, 1], [1, 0, −1]]    →  out = (1.4621172 + 5.2847825 − 0.8536657,
+ *                                                1.4621172 + 0.8536657) = (5.8932339, 2.3157829)
+ * The third feature shows the gate: up says 6, but a gate of −3 lets only −0.85 through. */
+START_TEST(test_by_hand) {
+    const float wg[6] = {1, 0, 0, 1, -1, -1}, wu[6] = {2, 0, 1, 1, 0, 3}, wd[6] = {1, 1, 1, 1, 0, -1};
+    Tensor g = f32_matrix(wg, 3, 2), u = f32_matrix(wu, 3, 2), d = f32_matrix(wd, 2, 3);
+    MlpWeights w = {.gate_proj = &g, .up_proj = &u, .down_proj = &d};
+    const float x[2] = {1, 2};
+    float gate[3], up[3], act[3], y[2];
+    MlpTrace trace = {gate, up, act};
+    mlp_forward(&w, x, 1, y, &trace);
+    const float want_gate[3] = {1, 2, -3}, want_up[3] = {2, 3, 6};
+    const float want_act[3] = {1.4621172f, 5.2847825f, -0.8536657f}, want_y[2] = {5.8932339f, 2.3157829f};
+    ck_assert(compare_f32("gate by hand", "3", gate, want_gate, 3, 0, 0, NULL)); /* small integers: exact */
+    ck_assert(compare_f32("up by hand", "3", up, want_up, 3, 0, 0, NULL));
+    /* hand values to 8 digits, float32 silu: a few ulps */
+    ck_assert(compare_f32("act by hand", "3", act, want_act, 3, 1e-7, 1e-6, NULL));
+    ck_assert(compare_f32("out by hand", "2", y, want_y, 2, 1e-7, 1e-6, NULL));
+    ck_assert_int_eq(mlp_param_count(&w), 18);
+
+    /* The same weights stored as BF16 (all exactly representable): the same answer. */
+    uint16_t bg[6], bu[6], bd[6];
+    for (int i = 0; i < 6; i++)
+        bg[i] = f32_to_bf16(wg[i]), bu[i] = f32_to_bf16(wu[i]), bd[i] = f32_to_bf16(wd[i]);
+    g.dtype = u.dtype = d.dtype = DTYPE_BF16;
+    g.data = bg, u.data = bu, d.data = bd;
+    float yb[2];
+    mlp_forward(&w, x, 1, yb, NULL);
+    ck_assert(compare_f32("out, BF16 weights", "2", yb, y, 2, 0, 0, NULL));
+}
+END_TEST
+
+
+static bool compare_golden(const GoldenFixture *f, const char *name, const float *got, int rows, int cols,
+                           double atol, double rtol) {
+    float *want = golden_values(f, name, (int64_t)rows * cols);
+    char shape[32];
+    snprintf(shape, sizeof shape, "%d x %d", rows, cols);
+    bool ok = compare_f32(name, shape, got, want, (int64_t)rows * cols, atol, rtol, NULL);
+    free(want);
+    return ok;
+}
+
+START_TEST(test_vs_golden) {
+    GoldenFixture f;
+    golden_fixture_open(&f);
+    const Config *c = &f.ck.config;
+    int T = f.T, H = c->hidden_size, I = c->intermediate_size;
+    float *gate = xmalloc((size_t)T * I * sizeof(float)), *up = xmalloc((size_t)T * I * sizeof(float));
+    float *act = xmalloc((size_t)T * I * sizeof(float)), *y = xmalloc((size_t)T * H * sizeof(float));
+    MlpTrace trace = {gate, up, act};
+    bool ok = true;
+    for (int i = 0; i < c->num_hidden_layers; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "layer.%d.post_norm", i);
+        float *x = golden_values(&f, name, (int64_t)T * H); /* [T, H]: the MLP's input in layer i */
+        mlp_forward(&f.ck.weights.layers[i].mlp, x, T, y, &trace);
+        /* The golden is float64 math on the same stored weights. Ours sums H = 64
+         * (gate, up) or I = 128 (down) float32 products of size ~0.1-1 each: the
+         * rounding error is a few 1e-7 relative to the sum of |products| (~1-3),
+         * so 2e-6 absolute; rtol covers the larger values. */
+        snprintf(name, sizeof name, "layer.%d.mlp.gate", i);
+        ok &= compare_golden(&f, name, gate, T, I, 2e-6, 1e-5);
+        snprintf(name, sizeof name, "layer.%d.mlp.up", i);
+        ok &= compare_golden(&f, name, up, T, I, 2e-6, 1e-5);
+        snprintf(name, sizeof name, "layer.%d.mlp.act", i);
+        ok &= compare_golden(&f, name, act, T, I, 2e-6, 1e-5);
+        snprintf(name, sizeof name, "layer.%d.mlp.out", i);
+        ok &= compare_golden(&f, name, y, T, H, 4e-6, 1e-5);
+        free(x);
+    }
+    ck_assert(ok);
+    free(gate), free(up), free(act), free(y);
+    golden_fixture_close(&f);
+}
+END_TEST
+
+/* Token t of a batch == token t alone, bit for bit; the trace changes nothing. */
+START_TEST(test_batch_equals_single) {
+    GoldenFixture f;
+    golden_fixture_open(&f);
+    int T = f.T, H = f.ck.config.hidden_size, I = f.ck.config.intermediate_size;
+    const MlpWeights *w = &f.ck.weights.layers[0].mlp;
+    float *x = golden_values(&f, "layer.0.post_norm", (int64_t)T * H);
+    float *all = xmalloc((size_t)T * H * sizeof(float)), *one = xmalloc((size_t)T * H * sizeof(float));
+    char shape[32];
+    snprintf(shape, sizeof shape, "%d x %d", T, H);
+    mlp_forward(w, x, T, all, NULL);
+    for (int t = 0; t < T; t++) mlp_forward(w, x + (size_t)t * H, 1, one + (size_t)t * H, NULL);
+    ck_assert(compare_f32("batch vs one token at a time", shape, all, one, (int64_t)T * H, 0, 0, NULL));
+    float *gate = xmalloc((size_t)T * I * sizeof(float)), *up = xmalloc((size_t)T * I * sizeof(float));
+    float *act = xmalloc((size_t)T * I * sizeof(float));
+    MlpTrace trace = {gate, up, act};
+    mlp_forward(w, x, T, one, &trace);
+    ck_assert(compare_f32("with vs without trace", shape, all, one, (int64_t)T * H, 0, 0, NULL));
+    free(x), free(all), free(one), free(gate), free(up), free(act);
+    golden_fixture_close(&f);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("mlp");
+    TCase *tc = tcase_create("mlp");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_by_hand);
+    tcase_add_test(tc, test_vs_golden);
+    tcase_add_test(tc, test_batch_equals_single);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

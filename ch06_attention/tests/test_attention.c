@@ -1,0 +1,608 @@
+/* test_attention.c — common/attention: gated full attention, GQA, the KV cache.
+ *
+ *   1. a 2-token attention worked by hand (every number in the comments);
+ *   2. every intermediate of the tiny checkpoint's layer 3 against the PyTorch
+ *      reference (reference/qwen35_reference.py, float64), fed the golden
+ *      layer.3.input_norm: q_raw, gate, q, k, v, probs, attn, gated, out;
+ *   3. the KV cache: prefill + token-by-token decode equals the full pass, bit for
+ *      bit, however the tokens are split, and whatever the thread count;
+ *   4. GQA: which KV head each query head reads, by formula and by behaviour;
+ *   5. a softmax that stays finite when the scores are huge;
+ *   6. bad input: a checkpoint whose q_proj or head split contradicts config.json,
+ *      and hand-built weights of the wrong shape.
+ */
+#include <check.h>
+#include <cJSON.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "checkpoint.h"
+#include "compare.h"
+#include "rope.h"
+#include "safetensors.h"
+#include "synthetic.h"
+#include "util.h"
+
+#define GOLDEN "reference/golden/tiny_forward.safetensors"
+
+static const char *tiny_dir(void) { return getenv("TINY") ? getenv("TINY") : "build/tiny"; }
+
+/* A float32 tensor as if it came from a checkpoint: [d0] or [d0, d1]. */
+static Tensor f32_tensor(const char *name, const float *values, int64_t d0, int64_t d1) {
+    Tensor t = {
+        .name = name, .dtype = DTYPE_F32, .ndim = d1 > 0 ? 2 : 1, .data = values, .file = "hand-built"};
+    t.shape[0] = d0;
+    t.shape[1] = d1;
+    t.numel = d0 * (d1 > 0 ? d1 : 1);
+    return t;
+}
+
+/* The sizes attn_init reads from config.json. */
+static Config hand_config(int hidden, int heads, int kv_heads, int head_dim) {
+    Config c = {0};
+    c.hidden_size = hidden;
+    c.num_attention_heads = heads;
+    c.num_key_value_heads = kv_heads;
+    c.head_dim = head_dim;
+    c.rms_norm_eps = 1e-6;
+    return c;
+}
+
+/* A golden tensor's values (float32), checking its element count. */
+static const float *golden(const SafeTensors *g, const char *name, int64_t numel) {
+    const Tensor *t = st_find(g, name);
+    ck_assert_msg(t != NULL, "%s: no tensor %s", GOLDEN, name);
+    ck_assert_msg(t->dtype == DTYPE_F32 && t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN,
+                  name, (long long)t->numel, (long long)numel);
+    return t->data;
+}
+
+/* The tiny checkpoint (make test writes it to $TINY) and its layer 3. */
+typedef struct {
+    Checkpoint ck;
+    SafeTensors g;
+    Attention at;
+    int T, layer;
+    const float *x; /* [T, hidden]: golden layer.3.input_norm */
+} Tiny;
+
+static void tiny_open(Tiny *tn) {
+    Error err;
+    ck_assert_msg(ckpt_open(&tn->ck, tiny_dir(), &err), "%s", err.msg);
+    ck_assert_msg(st_open(&tn->g, GOLDEN, &err), "%s", err.msg);
+    tn->layer = 3;
+    ck_assert(tn->ck.config.layer_types[tn->layer] == LAYER_FULL_ATTENTION);
+    ck_assert_msg(attn_init(&tn->at, &tn->ck.config, &tn->ck.weights.layers[tn->layer].self_attn, &err), "%s",
+                  err.msg);
+    tn->T = (int)st_find(&tn->g, "ids")->numel;
+    tn->x = golden(&tn->g, "layer.3.input_norm", (int64_t)tn->T * tn->ck.config.hidden_size);
+}
+
+static void tiny_close(Tiny *tn) {
+    st_close(&tn->g);
+    ckpt_close(&tn->ck);
+}
+
+/* ---- 1. two tokens by hand ------------------------------------------------------ */
+
+/* hidden 2, Hq = 2 query heads sharing Hkv = 1 KV head, head_dim d = 2, RoPE on both
+ * dims (rotary_dim 2: the one pair turns by inv_freq[0] = theta^0 = 1 radian per
+ * position). Tokens x0 = (1, 0) at position 0 and x1 = (0, 1) at position 1, so each
+ * projection simply picks a column of its weight.
+ *
+ * q_proj [2 heads × (2 query + 2 gate), 2]:
+ *   head 0: query rows (1, 1), (1, −1) → q(x0) = (1, 1),  q(x1) = (1, −1)
+ *           gate rows  (0, 0), (0, 0)  → gate 0, sigmoid 0.5 everywhere
+ *   head 1: query rows (−1, 1), (1, 1) → q(x0) = (−1, 1), q(x1) = (1, 1)
+ *           gate rows  (2, 0), (0, −2) → gate(x0) = (2, 0), gate(x1) = (0, −2)
+ * k_proj rows (1, −1), (1, 1): k(x0) = (1, 1), k(x1) = (−1, 1)
+ * v_proj rows (3, 1), (−1, 2): v(x0) = (3, −1), v(x1) = (1, 2)
+ * o_proj [2, 4] = (1 0 1 0; 0 1 0 1): out = head 0 + head 1 (after the gate).
+ *
+ * q/k norm: every q and k vector above has mean(x²) = 1, so x / rms = x (eps = 1e−6
+ * moves the 7th digit). q_norm w = (0, 0): scale 1. k_norm w = (1, 0): scale
+ * 1 + w = (2, 1), so k0 = (2, 1), k1 = (−2, 1).
+ *
+ * RoPE, c = cos 1 = 0.5403023, s = sin 1 = 0.8414710; position 0 does not turn,
+ * position 1 turns (a, b) into (a·c − b·s, b·c + a·s):
+ *   head 0 q1 = (1, −1)  → (c + s, s − c)   = (1.3817733, 0.3011687)
+ *   head 1 q1 = (1, 1)   → (c − s, c + s)   = (−0.3011687, 1.3817733)
+ *   k1 = (−2, 1)         → (−2c − s, c − 2s) = (−1.9220756, −1.1426397)
+ *
+ * Scores, scale 1/sqrt(2):
+ *   token 0 sees only itself: p = (1), o = v0 = (3, −1) in both heads.
+ *   token 1, head 0: q1·k0 = 2(c + s) + (s − c) = c + 3s = 3.0647153 → 2.1670809
+ *                    q1·k1 = (1, −1)·(−2, 1) = −3 (both turned by the same angle:
+ *                    the dot product does not change)       → −2.1213203
+ *     softmax: p1 = 1 / (1 + e^(2.1670809 + 2.1213203)) = 0.0135410, p0 = 0.9864590
+ *     o = 0.9864590·(3, −1) + 0.0135410·(1, 2) = (2.9729180, −0.9593771)
+ *   token 1, head 1: q1·k0 = 2(c − s) + (c + s) = 3c − s = 0.7794359 → 0.5511444
+ *                    q1·k1 = (1, 1)·(−2, 1) = −1               → −0.7071068
+ *     p1 = 1 / (1 + e^(0.5511444 + 0.7071068)) = 0.2212751, p0 = 0.7787249
+ *     o = 0.7787249·(3, −1) + 0.2212751·(1, 2) = (2.5574498, −0.3361748)
+ * Gates: sigmoid(2) = 0.8807971, sigmoid(0) = 0.5, sigmoid(−2) = 0.1192029
+ *   token 0: head 0 (3, −1)·0.5 = (1.5, −0.5); head 1 (3·0.8807971, −1·0.5) = (2.6423912, −0.5)
+ *   token 1: head 0 (1.4864590, −0.4796885); head 1 (2.5574498·0.5, −0.3361748·0.1192029)
+ *                                                   = (1.2787249, −0.0400730)
+ * out = head 0 + head 1: token 0 (4.1423912, −1), token 1 (2.7651839, −0.5197615). */
+START_TEST(test_two_tokens_by_hand) {
+    const float q_proj[8 * 2] = {1,  1, 1, -1, 0, 0, 0, 0,   /* head 0: query rows, gate rows */
+                                 -1, 1, 1, 1,  2, 0, 0, -2}; /* head 1 */
+    const float k_proj[2 * 2] = {1, -1, 1, 1};
+    const float v_proj[2 * 2] = {3, 1, -1, 2};
+    const float o_proj[2 * 4] = {1, 0, 1, 0, 0, 1, 0, 1};
+    const float q_norm[2] = {0, 0}, k_norm[2] = {1, 0};
+    Tensor tq = f32_tensor("q_proj", q_proj, 8, 2), tk = f32_tensor("k_proj", k_proj, 2, 2),
+           tv = f32_tensor("v_proj", v_proj, 2, 2), to = f32_tensor("o_proj", o_proj, 2, 4),
+           tqn = f32_tensor("q_norm", q_norm, 2, 0), tkn = f32_tensor("k_norm", k_norm, 2, 0);
+    AttentionWeights w = {&tq, &tk, &tv, &to, &tqn, &tkn};
+    Config c = hand_config(2, 2, 1, 2);
+    Attention at;
+    Error err;
+    ck_assert_msg(attn_init(&at, &c, &w, &err), "%s", err.msg);
+    RopeTable rope;
+    rope_init(&rope, 2, 2, 1e7, 0);
+    KVCache kv;
+    kv_init(&kv, &at, 0);
+
+    const float x[2 * 2] = {1, 0, 0, 1}; /* [T = 2, hidden 2] */
+    float out[4], q[8], k[4], probs[2 * 2 * 2], attn[8], gated[8];
+    AttnTrace tr = {.q = q, .k = k, .probs = probs, .attn = attn, .gated = gated};
+    attn_forward(&at, &rope, &kv, x, 2, out, &tr);
+
+    /* hand values to 7–8 digits; eps and float32 rounding move the 7th digit at most */
+    const double atol = 2e-6, rtol = 2e-6;
+    const float want_q[8] = {1, 1, -1, 1, 1.3817733f, 0.3011687f, -0.3011687f, 1.3817733f}; /* [T, Hq, d] */
+    const float want_k[4] = {2, 1, -1.9220756f, -1.1426397f};                               /* [T, Hkv, d] */
+    const float want_probs[8] = {1, 0, 0.9864590f, 0.0135410f, 1, 0, 0.7787249f, 0.2212751f}; /* [Hq, T, T] */
+    const float want_attn[8] = {3, -1, 3, -1, 2.9729180f, -0.9593771f, 2.5574498f, -0.3361748f};
+    const float want_gated[8] = {1.5f,       -0.5f,       2.6423912f, -0.5f,
+                                 1.4864590f, -0.4796885f, 1.2787249f, -0.0400730f};
+    const float want_out[4] = {4.1423912f, -1, 2.7651839f, -0.5197615f};
+    bool ok = compare_f32("hand q (after norm + RoPE)", "2 x 2 x 2", q, want_q, 8, atol, rtol, NULL);
+    ok &= compare_f32("hand k (after norm + RoPE)", "2 x 1 x 2", k, want_k, 4, atol, rtol, NULL);
+    ok &= compare_f32("hand probs", "2 x 2 x 2", probs, want_probs, 8, atol, rtol, NULL);
+    ok &= compare_f32("hand attn", "2 x 4", attn, want_attn, 8, atol, rtol, NULL);
+    ok &= compare_f32("hand gated", "2 x 4", gated, want_gated, 8, atol, rtol, NULL);
+    ok &= compare_f32("hand out", "2 x 2", out, want_out, 4, atol, rtol, NULL);
+    ck_assert(ok);
+    ck_assert_int_eq(kv.len, 2);
+    kv_free(&kv);
+    rope_free(&rope);
+}
+END_TEST
+
+/* ---- 2. the tiny checkpoint's layer 3 against PyTorch --------------------------- */
+
+/* Tolerances. The reference computes in float64 from the same BF16 weights and
+ * stores float32; the C code computes in float32. Every value here is O(1) (RMS-normed
+ * inputs, weights of variance 1/in), and each step adds a few float32 roundings
+ * (2^−24 ≈ 6e−8 relative) per term of a sum of at most 128 terms, so the expected
+ * differences are around 1e−6. We allow 2e−5 absolute + 1e−4 relative: ~10× that,
+ * and still 1000× below what a real mistake does (a forgotten 1 + in q_norm changes
+ * q by ~10%, a [queries | gates] split or a wrong GQA head changes values by O(1)). */
+#define GOLDEN_ATOL 2e-5
+#define GOLDEN_RTOL 1e-4
+
+START_TEST(test_layer3_vs_golden) {
+    Tiny tn;
+    tiny_open(&tn);
+    const Attention *a = &tn.at;
+    int T = tn.T, Hq = a->n_heads, Hkv = a->n_kv_heads, d = a->head_dim, H = a->hidden;
+    size_t nq = (size_t)T * Hq * d, nk = (size_t)T * Hkv * d;
+    float *q_raw = xmalloc(nq * sizeof(float)), *gate = xmalloc(nq * sizeof(float)),
+          *q = xmalloc(nq * sizeof(float));
+    float *k = xmalloc(nk * sizeof(float)), *v = xmalloc(nk * sizeof(float));
+    float *probs = xmalloc((size_t)Hq * T * T * sizeof(float));
+    float *attn = xmalloc(nq * sizeof(float)), *gated = xmalloc(nq * sizeof(float));
+    float *out = xmalloc((size_t)T * H * sizeof(float));
+    AttnTrace tr = {q_raw, gate, q, k, v, probs, attn, gated};
+    RopeTable rope;
+    rope_init_config(&rope, &tn.ck.config, 0);
+    KVCache kv;
+    kv_init(&kv, a, 0);
+    attn_forward(a, &rope, &kv, tn.x, T, out, &tr);
+
+    char qs[64], ks[64], ps[64], os[64], hs[64];
+    snprintf(qs, sizeof qs, "%d x %d x %d", T, Hq, d);
+    snprintf(ks, sizeof ks, "%d x %d x %d", T, Hkv, d);
+    snprintf(ps, sizeof ps, "%d x %d x %d", Hq, T, T);
+    snprintf(os, sizeof os, "%d x %d", T, Hq * d);
+    snprintf(hs, sizeof hs, "%d x %d", T, H);
+    bool ok = true;
+#define CMP(name, buf, shape, n)                                                                             \
+    ok &= compare_f32("layer.3.self_attn." name, shape, buf,                                                 \
+                      golden(&tn.g, "layer.3.self_attn." name, (int64_t)(n)), (int64_t)(n), GOLDEN_ATOL,     \
+                      GOLDEN_RTOL, NULL)
+    CMP("q_raw", q_raw, qs, nq);
+    CMP("gate", gate, qs, nq);
+    CMP("q", q, qs, nq);
+    CMP("k", k, ks, nk);
+    CMP("v", v, ks, nk);
+    CMP("probs", probs, ps, (size_t)Hq * T * T);
+    CMP("attn", attn, os, nq);
+    CMP("gated", gated, os, nq);
+    CMP("out", out, hs, (size_t)T * H);
+#undef CMP
+    ck_assert(ok);
+
+    /* The cache holds exactly the keys and values of the pass. */
+    ck_assert_int_eq(kv.len, T);
+    ck_assert(memcmp(kv.k, k, nk * sizeof(float)) == 0);
+    ck_assert(memcmp(kv.v, v, nk * sizeof(float)) == 0);
+
+    /* Every row of weights is a distribution over positions 0..t: sums to 1, zero after t. */
+    for (int h = 0; h < Hq; h++)
+        for (int t = 0; t < T; t++) {
+            double sum = 0;
+            for (int j = 0; j < T; j++) {
+                float p = probs[((size_t)h * T + t) * T + j];
+                if (j > t) ck_assert_msg(p == 0.0f, "head %d token %d sees the future position %d", h, t, j);
+                sum += p;
+            }
+            ck_assert_msg(fabs(sum - 1) < 1e-6, "head %d token %d: weights sum to %.9f", h, t, sum);
+        }
+
+    kv_free(&kv);
+    rope_free(&rope);
+    free(q_raw), free(gate), free(q), free(k), free(v), free(probs), free(attn), free(gated), free(out);
+    tiny_close(&tn);
+}
+END_TEST
+
+/* ---- 3. the KV cache ------------------------------------------------------------ */
+
+/* Runs the golden input through the layer in pieces of the given sizes (summing to
+ * T), each piece appended to the same cache; out [T, hidden] gets every token's
+ * output; probs_last [Hq, T] the weights of the last token (from its own call). */
+static void run_in_pieces(const Tiny *tn, const int *sizes, int n_sizes, float *out, float *probs_last) {
+    const Attention *a = &tn->at;
+    int H = a->hidden, T = tn->T, done = 0;
+    RopeTable rope;
+    rope_init_config(&rope, &tn->ck.config, 0);
+    KVCache kv;
+    kv_init(&kv, a, 0);
+    for (int i = 0; i < n_sizes; i++) {
+        int n = sizes[i];
+        float *probs = xmalloc((size_t)a->n_heads * n * (done + n) * sizeof(float)); /* [Hq, n, done + n] */
+        AttnTrace tr = {.probs = probs};
+        attn_forward(a, &rope, &kv, tn->x + (size_t)done * H, n, out + (size_t)done * H, &tr);
+        done += n;
+        ck_assert_int_eq(kv.len, done);
+        if (done == T)
+            for (int h = 0; h < a->n_heads; h++) /* the last token's row of head h */
+                memcpy(probs_last + (size_t)h * T, probs + ((size_t)h * n + n - 1) * T,
+                       (size_t)T * sizeof(float));
+        free(probs);
+    }
+    ck_assert_int_eq(done, T);
+    kv_free(&kv);
+    rope_free(&rope);
+}
+
+START_TEST(test_kv_cache_decode_equals_full) {
+    Tiny tn;
+    tiny_open(&tn);
+    int T = tn.T, H = tn.at.hidden, Hq = tn.at.n_heads;
+    ck_assert_int_eq(T, 7);
+    float *full = xmalloc((size_t)T * H * sizeof(float)), *got = xmalloc((size_t)T * H * sizeof(float));
+    float *pfull = xmalloc((size_t)Hq * T * sizeof(float)), *pgot = xmalloc((size_t)Hq * T * sizeof(float));
+    const int all[] = {7};
+    run_in_pieces(&tn, all, 1, full, pfull);
+
+    /* Each token's row is computed by the same code in the same order whether it
+     * arrives with the prompt or alone, and linear_batch's rows equal linear()'s bit
+     * for bit: so the outputs must be identical, not merely close (tolerance 0). */
+    const int one_by_one[] = {1, 1, 1, 1, 1, 1, 1}, prefill3[] = {3, 1, 1, 1, 1}, two_five[] = {2, 5};
+    const struct {
+        const char *name;
+        const int *sizes;
+        int n;
+    } splits[] = {{"decode 7 × 1 token", one_by_one, 7},
+                  {"prefill 3 + decode 4", prefill3, 5},
+                  {"prefill 2 + prefill 5", two_five, 2}};
+    for (size_t s = 0; s < ARRAY_LEN(splits); s++) {
+        run_in_pieces(&tn, splits[s].sizes, splits[s].n, got, pgot);
+        char name[96];
+        snprintf(name, sizeof name, "%s vs full pass: out", splits[s].name);
+        ck_assert(compare_f32(name, "7 x 64", got, full, (int64_t)T * H, 0, 0, NULL));
+        snprintf(name, sizeof name, "%s vs full pass: last token's weights", splits[s].name);
+        ck_assert(compare_f32(name, "4 x 7", pgot, pfull, (int64_t)Hq * T, 0, 0, NULL));
+    }
+
+    /* The output is the golden's too (not just self-consistent). */
+    ck_assert(compare_f32("decoded out vs golden", "7 x 64", got,
+                          golden(&tn.g, "layer.3.self_attn.out", T * H), (int64_t)T * H, GOLDEN_ATOL,
+                          GOLDEN_RTOL, NULL));
+
+    /* No trace and one thread: the same bits (the trace only copies; rows never
+     * depend on which thread computed them). */
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    RopeTable rope;
+    rope_init_config(&rope, &tn.ck.config, 0);
+    KVCache kv;
+    kv_init(&kv, &tn.at, 0);
+    attn_forward(&tn.at, &rope, &kv, tn.x, T, got, NULL);
+    omp_set_num_threads(threads);
+    ck_assert(
+        compare_f32("no trace, 1 thread vs full pass", "7 x 64", got, full, (int64_t)T * H, 0, 0, NULL));
+
+    /* kv_reset starts a new prompt in the same memory: the same answer again. */
+    kv_reset(&kv);
+    ck_assert_int_eq(kv.len, 0);
+    attn_forward(&tn.at, &rope, &kv, tn.x, T, got, NULL);
+    ck_assert(compare_f32("after kv_reset", "7 x 64", got, full, (int64_t)T * H, 0, 0, NULL));
+
+    /* 2 × Hkv × d × 4 bytes per token: 2 × 2 × 32 × 4 = 512 here, 4096 in the 0.8B model. */
+    ck_assert_uint_eq(kv_bytes_per_token(&kv), 512);
+    kv_free(&kv);
+    rope_free(&rope);
+    free(full), free(got), free(pfull), free(pgot);
+    tiny_close(&tn);
+}
+END_TEST
+
+/* ---- 4. GQA --------------------------------------------------------------------- */
+
+START_TEST(test_gqa_mapping) {
+    /* The 0.8B layout by formula: 8 query heads on 2 KV heads, consecutive groups of 4. */
+    Config c8 = hand_config(1024, 8, 2, 256);
+    Attention a8 = {.n_heads = 8, .n_kv_heads = 2, .group = 4};
+    const int want8[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+    for (int h = 0; h < 8; h++) ck_assert_int_eq(attn_kv_head(&a8, h), want8[h]);
+    (void)c8;
+
+    /* By behaviour: 4 query heads on 2 KV heads (d = 2, hidden 2). Every token is
+     * x = (1, 0); KV head 0's value is (1, 1) and KV head 1's is (2, 2) for every
+     * token. Whatever the weights, a query head's output is then exactly the value of
+     * the KV head it reads (the weights sum to 1): heads 0, 1 → (1, 1), heads 2, 3 →
+     * (2, 2). Reading KV head h % 2 instead would give 1, 2, 1, 2. */
+    float q_proj[4 * 4 * 2]; /* [Hq × 2d, hidden]: varied queries and gates, so the heads differ */
+    for (int i = 0; i < 32; i++) q_proj[i] = (float)((i * 7) % 5) - 2.0f;
+    const float k_proj[4 * 2] = {1, 0, -1, 0, 0.5f, 0, 2, 0};
+    const float v_proj[4 * 2] = {1, 0, 1, 0, 2, 0, 2, 0}; /* rows of KV head 0, then KV head 1 */
+    float o_proj[2 * 8] = {0};
+    const float norm[2] = {0, 0};
+    Tensor tq = f32_tensor("q_proj", q_proj, 16, 2), tk = f32_tensor("k_proj", k_proj, 4, 2),
+           tv = f32_tensor("v_proj", v_proj, 4, 2), to = f32_tensor("o_proj", o_proj, 2, 8),
+           tn = f32_tensor("q_norm", norm, 2, 0);
+    AttentionWeights w = {&tq, &tk, &tv, &to, &tn, &tn};
+    Config c = hand_config(2, 4, 2, 2);
+    Attention at;
+    Error err;
+    ck_assert_msg(attn_init(&at, &c, &w, &err), "%s", err.msg);
+    ck_assert_int_eq(at.group, 2);
+    RopeTable rope;
+    rope_init(&rope, 2, 2, 1e7, 0);
+    KVCache kv;
+    kv_init(&kv, &at, 0);
+    const float x[3 * 2] = {1, 0, 1, 0, 1, 0};
+    float out[3 * 2], attn[3 * 8];
+    AttnTrace tr = {.attn = attn};
+    attn_forward(&at, &rope, &kv, x, 3, out, &tr);
+    const float want[3 * 8] = {1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 2};
+    /* a weighted mean of equal values: exact up to the rounding of Σ p_j (a few ulps) */
+    ck_assert(compare_f32("GQA: each query head reads its group's KV head", "3 x 4 x 2", attn, want, 24, 1e-6,
+                          1e-6, NULL));
+    kv_free(&kv);
+    rope_free(&rope);
+}
+END_TEST
+
+/* ---- 5. a softmax that does not overflow ---------------------------------------- */
+
+/* One head, d = 2, both tokens x = (1, 0): q = (1, 1) and k = (1, 1) before the
+ * norms; k_norm's weight 999 makes the scale 1 + w = 1000, so k = (1000, 1000).
+ *   token 0: q·k0 / √2 = 2000 / √2 = 1414.2. e^1414 is inf in float32 (and in
+ *            float64, whose limit is e^709), so exp(s) / Σ exp(s) would be inf / inf
+ *            = NaN. Subtracting the largest score first gives e^0 / e^0 = 1.
+ *   token 1: q1 and k1 turn together, q1·k1 = 2000 → 1414.2; k0 does not turn and
+ *            q1 becomes (c − s, c + s), so q1·k0 = 1000·2c = 1080.6 → 764.1.
+ *            e^(764.1 − 1414.2) = e^−650 is 0 in float32: the weights are exactly (0, 1).
+ * Nothing may be infinite or NaN anywhere. */
+START_TEST(test_softmax_large_scores) {
+    const float q_proj[4 * 2] = {1, 0, 1, 0, 0, 0, 0, 0}; /* one head: query (1, 1) for x = (1, 0); gate 0 */
+    const float k_proj[2 * 2] = {1, 0, 1, 0};
+    const float v_proj[2 * 2] = {1, 0, -1, 0};
+    const float o_proj[2 * 2] = {1, 0, 0, 1};
+    const float q_norm[2] = {0, 0}, k_norm[2] = {999, 999};
+    Tensor tq = f32_tensor("q_proj", q_proj, 4, 2), tk = f32_tensor("k_proj", k_proj, 2, 2),
+           tv = f32_tensor("v_proj", v_proj, 2, 2), to = f32_tensor("o_proj", o_proj, 2, 2),
+           tqn = f32_tensor("q_norm", q_norm, 2, 0), tkn = f32_tensor("k_norm", k_norm, 2, 0);
+    AttentionWeights w = {&tq, &tk, &tv, &to, &tqn, &tkn};
+    Config c = hand_config(2, 1, 1, 2);
+    Attention at;
+    Error err;
+    ck_assert_msg(attn_init(&at, &c, &w, &err), "%s", err.msg);
+    RopeTable rope;
+    rope_init(&rope, 2, 2, 1e7, 0);
+    KVCache kv;
+    kv_init(&kv, &at, 0);
+    const float x[2 * 2] = {1, 0, 1, 0};
+    float out[4], probs[4];
+    AttnTrace tr = {.probs = probs};
+    attn_forward(&at, &rope, &kv, x, 2, out, &tr);
+    for (int i = 0; i < 4; i++)
+        ck_assert_msg(isfinite(out[i]) && isfinite(probs[i]), "value %d not finite", i);
+    /* token 0: weight 1 on itself; token 1: weights (0, 1), as worked out above */
+    const float want_probs[4] = {1, 0, 0, 1};
+    ck_assert(compare_f32("softmax with scores ~1400", "1 x 2 x 2", probs, want_probs, 4, 0, 0, NULL));
+    kv_free(&kv);
+    rope_free(&rope);
+}
+END_TEST
+
+/* ---- 6. bad input --------------------------------------------------------------- */
+
+/* A fresh copy of the tiny checkpoint under $BUILD, for breaking. */
+static char *fresh_tiny(const char *name) {
+    const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+    char path[512];
+    snprintf(path, sizeof path, "%s/test_attention/%s", build, name);
+    SynthOptions o = {.n_shards = 1};
+    synth_config_tiny(&o.config);
+    Error err;
+    ck_assert_msg(synth_write(path, &o, &err), "%s", err.msg);
+    return xstrdup(path);
+}
+
+/* Rewrites the shard with layers.3.self_attn.q_proj.weight cut to its first Hq·d
+ * rows: the shape of a q_proj without the gate, as a Qwen3 (no gate) file has. */
+static void cut_q_proj(const char *dir) {
+    char *shard = path_join(dir, "model.safetensors-00001-of-00001.safetensors");
+    SafeTensors st;
+    Error err;
+    ck_assert_msg(st_open(&st, shard, &err), "%s", err.msg);
+    StWriter w;
+    stw_init(&w);
+    float **values = xcalloc((size_t)st.count, sizeof *values);
+    for (int i = 0; i < st.count; i++) {
+        const Tensor *t = &st.tensors[i];
+        int64_t shape[TENSOR_MAX_DIMS];
+        memcpy(shape, t->shape, sizeof shape);
+        if (strstr(t->name, "layers.3.self_attn.q_proj.weight")) shape[0] /= 2;
+        int64_t n = 1;
+        for (int d = 0; d < t->ndim; d++) n *= shape[d];
+        values[i] = xmalloc((size_t)(n ? n : 1) * sizeof(float));
+        tensor_read_f32(t, 0, n, values[i]);
+        stw_add(&w, t->name, t->dtype, t->ndim, shape, values[i]);
+    }
+    int count = st.count;
+    st_close(&st);
+    ck_assert_msg(stw_write(&w, shard, NULL, &err), "%s", err.msg);
+    stw_free(&w);
+    for (int i = 0; i < count; i++) free(values[i]);
+    free(values);
+    free(shard);
+}
+
+/* Replaces text_config's head split in dir/config.json (the weights stay as they are). */
+static void set_heads(const char *dir, int heads, int kv_heads, int head_dim) {
+    char *path = path_join(dir, "config.json");
+    Error err;
+    char *text = read_file(path, NULL, &err);
+    ck_assert_msg(text != NULL, "%s", err.msg);
+    cJSON *root = cJSON_Parse(text);
+    cJSON *tc = cJSON_GetObjectItem(root, "text_config");
+    cJSON_SetNumberValue(cJSON_GetObjectItem(tc, "num_attention_heads"), heads);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(tc, "num_key_value_heads"), kv_heads);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(tc, "head_dim"), head_dim);
+    /* M-RoPE sections must add up to the rotary pairs of the new head_dim; they do not
+     * matter for text, so drop them rather than let config.json fail on them first */
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(tc, "rope_parameters"), "mrope_section");
+    char *out = cJSON_Print(root);
+    ck_assert_msg(write_file(path, out, strlen(out), &err), "%s", err.msg);
+    free(out);
+    cJSON_Delete(root);
+    free(text);
+    free(path);
+}
+
+/* The open must fail, with a message that contains every one of the fragments. */
+static void expect_refused(const char *dir, const char *const *fragments, int n) {
+    Checkpoint ck;
+    Error err = {{0}};
+    bool ok = ckpt_open(&ck, dir, &err);
+    if (ok) ckpt_close(&ck);
+    ck_assert_msg(!ok, "%s was opened although its attention shapes contradict config.json", dir);
+    printf("refused as expected: %s\n", err.msg);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(strstr(err.msg, fragments[i]), "message lacks \"%s\": %s", fragments[i], err.msg);
+    ck_assert_msg(strchr(err.msg, '\n') == NULL, "the message is one line: %s", err.msg);
+}
+
+START_TEST(test_checkpoint_q_proj_without_gate) {
+    /* tiny: 4 heads × (32 query + 32 gate) = 256 rows; without the gate, 128 */
+    char *dir = fresh_tiny("q_proj_no_gate");
+    cut_q_proj(dir);
+    const char *frag[] = {"layers.3.self_attn.q_proj.weight", "[128, 64]", "[256, 64]", "config.json"};
+    expect_refused(dir, frag, 4);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_checkpoint_head_split_mismatch) {
+    /* head_dim 16 instead of 32 with 4 heads: q_proj should be 4 × 2 × 16 = 128 rows */
+    char *dir = fresh_tiny("head_dim_16");
+    set_heads(dir, 4, 2, 16);
+    const char *frag1[] = {"layers.3.self_attn.q_proj.weight", "[256, 64]", "[128, 64]"};
+    expect_refused(dir, frag1, 3);
+    free(dir);
+
+    /* 8 heads of 16 and 4 KV heads of 16: every projection has the same size as
+     * 4 heads of 32 and 2 KV heads of 32 (8·2·16 = 4·2·32, 4·16 = 2·32), so only
+     * the per-head norm weights can tell — and they do: q_norm has 32 values, not 16.
+     * Without this check the layer would run with heads cut in the wrong places. */
+    dir = fresh_tiny("heads_8x16");
+    set_heads(dir, 8, 4, 16);
+    const char *frag2[] = {"layers.3.self_attn.q_norm.weight", "[32]", "[16]"};
+    expect_refused(dir, frag2, 3);
+    free(dir);
+
+    /* 4 query heads on 3 KV heads cannot be grouped: config.json itself is refused. */
+    dir = fresh_tiny("kv_heads_3");
+    set_heads(dir, 4, 3, 32);
+    const char *frag3[] = {"config.json", "num_attention_heads 4", "num_key_value_heads 3"};
+    expect_refused(dir, frag3, 3);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_attn_init_refuses_wrong_shapes) {
+    static float zeros[64];
+    Tensor q = f32_tensor("q_proj", zeros, 8, 2), k = f32_tensor("k_proj", zeros, 2, 2),
+           v = f32_tensor("v_proj", zeros, 2, 2), o = f32_tensor("o_proj", zeros, 2, 4),
+           n = f32_tensor("q_norm", zeros, 2, 0);
+    Tensor q_no_gate = f32_tensor("q_proj", zeros, 4, 2), o_wrong = f32_tensor("o_proj", zeros, 2, 8),
+           n_wrong = f32_tensor("k_norm", zeros, 4, 0);
+    Config c = hand_config(2, 2, 1, 2);
+    Attention at;
+    Error err;
+    AttentionWeights good = {&q, &k, &v, &o, &n, &n};
+    ck_assert_msg(attn_init(&at, &c, &good, &err), "%s", err.msg);
+
+    AttentionWeights bad1 = good, bad2 = good, bad3 = good, bad4 = good;
+    bad1.q_proj = &q_no_gate;
+    ck_assert(!attn_init(&at, &c, &bad1, &err));
+    ck_assert_msg(strstr(err.msg, "q_proj") && strstr(err.msg, "[4, 2]") && strstr(err.msg, "[8, 2]"), "%s",
+                  err.msg);
+    bad2.o_proj = &o_wrong;
+    ck_assert(!attn_init(&at, &c, &bad2, &err));
+    ck_assert_msg(strstr(err.msg, "o_proj") && strstr(err.msg, "[2, 4]"), "%s", err.msg);
+    bad3.k_norm = &n_wrong;
+    ck_assert(!attn_init(&at, &c, &bad3, &err));
+    ck_assert_msg(strstr(err.msg, "k_norm") && strstr(err.msg, "[2]"), "%s", err.msg);
+    bad4.v_proj = NULL;
+    ck_assert(!attn_init(&at, &c, &bad4, &err));
+    ck_assert_msg(strstr(err.msg, "v_proj") && strstr(err.msg, "missing"), "%s", err.msg);
+
+    Config uneven = hand_config(2, 3, 2, 2); /* 3 query heads cannot share 2 KV heads */
+    ck_assert(!attn_init(&at, &uneven, &good, &err));
+    ck_assert_msg(strstr(err.msg, "3 query heads") && strstr(err.msg, "2 key/value heads"), "%s", err.msg);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("attention");
+    TCase *tc = tcase_create("attention");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_two_tokens_by_hand);
+    tcase_add_test(tc, test_layer3_vs_golden);
+    tcase_add_test(tc, test_kv_cache_decode_equals_full);
+    tcase_add_test(tc, test_gqa_mapping);
+    tcase_add_test(tc, test_softmax_large_scores);
+    tcase_add_test(tc, test_checkpoint_q_proj_without_gate);
+    tcase_add_test(tc, test_checkpoint_head_split_mismatch);
+    tcase_add_test(tc, test_attn_init_refuses_wrong_shapes);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,69 @@
+/* demo.c — the chapter demos' shared command line, checkpoint and --dump (see demo.h). */
+#include "demo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+bool demo_is_help(const char *arg) { return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0; }
+
+const char *demo_value(const char *name, int argc, char **argv, int *i) {
+    size_t len = strlen(name);
+    const char *arg = argv[*i];
+    if (strncmp(arg, name, len) != 0) return NULL;
+    if (arg[len] == '=') return arg + len + 1;
+    if (arg[len] != '\0') return NULL;
+    if (*i + 1 >= argc) die("%s needs a value (see --help)", name);
+    return argv[++*i];
+}
+
+PlotMode demo_plot_mode(const char *value) {
+    if (strcmp(value, "png") == 0) return PLOT_PNG;
+    if (strcmp(value, "ascii") == 0) return PLOT_ASCII;
+    if (strcmp(value, "none") == 0) return PLOT_NONE;
+    die("--plot is png, ascii or none, got '%s'", value);
+}
+
+void demo_unknown(const char *arg) { die("unknown option '%s' (see --help)", arg); }
+
+void demo_open_checkpoint(Checkpoint *ck, const char *model_flag) {
+    Error err;
+    char *dir = model_find(model_flag, NULL, &err);
+    if (!dir) die("%s", err.msg);
+    if (!ckpt_open(ck, dir, &err)) die("%s", err.msg);
+    free(dir);
+}
+
+void dump_init(DumpSet *d) {
+    memset(d, 0, sizeof *d);
+    stw_init(&d->writer);
+}
+
+float *dump_buffer(DumpSet *d, const char *name, int ndim, const int64_t *shape) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) n *= shape[i];
+    float *values = xcalloc((size_t)n, sizeof(float));
+    stw_add(&d->writer, name, DTYPE_F32, ndim, shape, values);
+    d->buffers = xrealloc(d->buffers, (size_t)(d->count + 1) * sizeof *d->buffers);
+    return d->buffers[d->count++] = values;
+}
+
+void dump_add(DumpSet *d, const char *name, int ndim, const int64_t *shape, const float *values) {
+    stw_add(&d->writer, name, DTYPE_F32, ndim, shape, values);
+}
+
+void dump_write(const DumpSet *d, const char *path) {
+    if (!path) return;
+    Error err;
+    if (!stw_write(&d->writer, path, NULL, &err)) die("%s", err.msg);
+    fprintf(stderr, "%s: wrote %d tensors (float32) to %s\n", program_name(), d->writer.count, path);
+}
+
+void dump_free(DumpSet *d) {
+    for (int i = 0; i < d->count; i++) free(d->buffers[i]);
+    free(d->buffers);
+    stw_free(&d->writer);
+    memset(d, 0, sizeof *d);
+}

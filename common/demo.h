@@ -1,0 +1,75 @@
+/* demo.h — what the chapter demos share: their command line, the checkpoint they
+ * were pointed at, and the tensors they --dump.
+ *
+ * A demo's main() reads like this:
+ *
+ *     for (int i = 1; i < argc; i++) {
+ *         const char *v;
+ *         if (demo_is_help(argv[i])) { usage(stdout); return 0; }
+ *         else if ((v = demo_value("--model", argc, argv, &i))) model = v;
+ *         else if ((v = demo_value("--plot", argc, argv, &i))) plot = demo_plot_mode(v);
+ *         else demo_unknown(argv[i]);
+ *     }
+ *     Checkpoint ck;
+ *     demo_open_checkpoint(&ck, model);
+ *     DumpSet dump;
+ *     dump_init(&dump);
+ *     float *x = dump_buffer(&dump, "embed", 2, (int64_t[]){T, H});   // [T, H]
+ *     ...
+ *     dump_write(&dump, dump_path);   // nothing when dump_path is NULL
+ *     dump_free(&dump);
+ *
+ * Every failure is one line on stderr and exit status 1 (die()).
+ */
+#ifndef DEMO_H
+#define DEMO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "checkpoint.h"
+#include "plot.h"
+#include "safetensors.h"
+
+/* ---- the command line ----------------------------------------------------- */
+
+/* --help or -h. */
+bool demo_is_help(const char *arg);
+
+/* "--name=value" or "--name value": the value (advancing *i past it), or NULL when
+ * argv[*i] is not --name. A --name without its value is an error. */
+const char *demo_value(const char *name, int argc, char **argv, int *i);
+
+/* "png", "ascii" or "none" (the --plot flag of every demo with a figure). */
+PlotMode demo_plot_mode(const char *value);
+
+/* The error for an argument no rule took. */
+void demo_unknown(const char *arg) __attribute__((noreturn));
+
+/* ---- the checkpoint ----------------------------------------------------------- */
+
+/* Finds the model (--model value or NULL; see model_find) and opens it. */
+void demo_open_checkpoint(Checkpoint *ck, const char *model_flag);
+
+/* ---- --dump ------------------------------------------------------------------- */
+
+/* Named float32 buffers that the demo fills and --dump writes as safetensors, so
+ * anyone can compare them with PyTorch (names follow reference/qwen35_reference.py
+ * where they mean the same thing). */
+typedef struct {
+    StWriter writer;
+    float **buffers;
+    int count;
+} DumpSet;
+
+void dump_init(DumpSet *d);
+/* A zeroed buffer of shape [shape[0], ..., shape[ndim-1]], registered under name. */
+float *dump_buffer(DumpSet *d, const char *name, int ndim, const int64_t *shape);
+/* Registers a buffer the demo owns (it must stay valid until dump_write). */
+void dump_add(DumpSet *d, const char *name, int ndim, const int64_t *shape, const float *values);
+/* Writes every registered buffer to path (nothing when path is NULL) and says so on stderr. */
+void dump_write(const DumpSet *d, const char *path);
+/* Frees the buffers dump_buffer made. */
+void dump_free(DumpSet *d);
+
+#endif

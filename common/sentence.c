@@ -1,0 +1,127 @@
+/* sentence.c — the token ids and vectors the chapter demos run on (see sentence.h). */
+#include "sentence.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embedding.h"
+
+bool ids_parse(const char *text, int vocab, TokenIds *out, Error *err) {
+    *out = (TokenIds){0};
+    const char *p = text;
+    while (isspace((unsigned char)*p)) p++;
+    bool bracket = *p == '[';
+    if (bracket) p++;
+    while (isspace((unsigned char)*p)) p++;
+    if (bracket && *p == ']') return error_set(err, "--ids: no token ids in '%.60s'", text); /* "[]" */
+    for (;;) {
+        while (isspace((unsigned char)*p)) p++;
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno) {
+            tok_ids_free(out);
+            return error_set(err, "--ids: expected a token id at '%.20s' in '%.60s'", p, text);
+        }
+        if (v < 0 || v >= vocab) {
+            tok_ids_free(out);
+            return error_set(err, "--ids: token id %ld is outside the vocabulary (0 .. %d)", v, vocab - 1);
+        }
+        if (out->n == SENTENCE_MAX_TOKENS) {
+            tok_ids_free(out);
+            return error_set(err, "--ids: more than %d token ids", SENTENCE_MAX_TOKENS);
+        }
+        tok_ids_push(out, (int)v);
+        p = end;
+        while (isspace((unsigned char)*p)) p++;
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        if (bracket && *p == ']') p++, bracket = false;
+        while (isspace((unsigned char)*p)) p++;
+        if (*p != '\0' || bracket) {
+            tok_ids_free(out);
+            return error_set(err, "--ids: expected ',' or the end at '%.20s' in '%.60s'", p, text);
+        }
+        return true;
+    }
+}
+
+/* The book's sentence through the checkpoint's tokenizer.json. */
+static bool encode_sentence(const Checkpoint *ck, const char *path, TokenIds *out, Error *err) {
+    Tokenizer tok;
+    if (!tok_load(&tok, path, err)) return false;
+    bool ok = tok_encode(&tok, BOOK_SENTENCE, strlen(BOOK_SENTENCE), out, err);
+    tok_free(&tok);
+    if (!ok) return false;
+    for (int i = 0; i < out->n; i++)
+        if (out->ids[i] >= ck->config.vocab_size) {
+            int id = out->ids[i];
+            tok_ids_free(out);
+            return error_set(err,
+                             "%s: token id %d is outside the embedding table (%d rows in %s/config.json)",
+                             path, id, ck->config.vocab_size, ck->dir);
+        }
+    return true;
+}
+
+bool sentence_ids(const Checkpoint *ck, const char *ids_flag, TokenIds *out, char *label, size_t label_size,
+                  Error *err) {
+    *out = (TokenIds){0};
+    if (ids_flag) {
+        if (!ids_parse(ids_flag, ck->config.vocab_size, out, err)) return false;
+        snprintf(label, label_size, "--ids 给的 %d 个 token", out->n);
+        return true;
+    }
+    char *tok_path = path_join(ck->dir, "tokenizer.json");
+    if (is_file(tok_path)) {
+        bool ok = encode_sentence(ck, tok_path, out, err);
+        free(tok_path);
+        if (ok) snprintf(label, label_size, "「%s」的 %d 个 token", BOOK_SENTENCE, out->n);
+        return ok;
+    }
+    free(tok_path);
+
+    /* No tokenizer (a synthetic checkpoint): the reference script's ids. */
+    const int ref[] = REFERENCE_IDS;
+    for (size_t i = 0; i < ARRAY_LEN(ref); i++) {
+        if (ref[i] >= ck->config.vocab_size) {
+            tok_ids_free(out);
+            return error_set(err,
+                             "%s/config.json: vocab_size %d is too small for the reference ids; pass --ids",
+                             ck->dir, ck->config.vocab_size);
+        }
+        tok_ids_push(out, ref[i]);
+    }
+    fprintf(stderr,
+            "%s: 模型目录里没有 tokenizer.json（合成权重没有分词器），用参考脚本的 %d 个 token id 代替「%s」"
+            "（--ids 1,2,3 可以换成别的）\n",
+            program_name(), out->n, BOOK_SENTENCE);
+    snprintf(label, label_size, "参考脚本的 %d 个 token", out->n);
+    return true;
+}
+
+const char *ids_str(const int *ids, int n, char *buf, int size) {
+    int len = snprintf(buf, (size_t)size, "[");
+    for (int i = 0; i < n; i++) {
+        char item[24];
+        int k = snprintf(item, sizeof item, "%s%d", i ? ", " : "", ids[i]);
+        if (len + k + 6 > size) { /* keep room for ", ...]" */
+            snprintf(buf + len, (size_t)(size - len), ", ...]");
+            return buf;
+        }
+        memcpy(buf + len, item, (size_t)k + 1);
+        len += k;
+    }
+    snprintf(buf + len, (size_t)(size - len), "]");
+    return buf;
+}
+
+bool sentence_embed(const Checkpoint *ck, const int *ids, int n, float *x, Error *err) {
+    Embedding e;
+    return emb_init(&e, ck->weights.embed_tokens, err) && emb_lookup(&e, ids, n, x, err);
+}
