@@ -30,18 +30,17 @@
 
 #include "checkpoint.h"
 #include "deltanet.h"
-#include "embedding.h"
+#include "demo.h"
 #include "norm.h"
 #include "plot.h"
-#include "safetensors.h"
+#include "sentence.h"
 #include "tokenizer.h"
 #include "torch_rng.h"
 #include "util.h"
 
-#define BOOK_SENTENCE "今天天气不错，我们去公园"
-#define COPIES        20   /* the long text: the sentence 20 times … */
-#define JOINER        "。" /* … joined with a full stop */
-#define LAYER         0    /* the layer the book looks at */
+#define COPIES 20   /* the long text: the sentence 20 times … */
+#define JOINER "。" /* … joined with a full stop */
+#define LAYER  0    /* the layer the book looks at */
 
 /* ---- command line ------------------------------------------------------------------ */
 
@@ -66,9 +65,9 @@ static void usage(FILE *to) {
             "  --tokenizer FILE  tokenize with this tokenizer.json (default: the model's)\n"
             "  --ids 1,2,3       the short text's token ids; no tokenizer needed. The long\n"
             "                    text is then 20 copies of them, joined with --sep ID (the\n"
-            "                    id of 。) when given. E.g. with the synthetic checkpoint,\n"
-            "                    the Qwen3 tokenizer's ids (7 and 159 tokens):\n"
+            "                    id of 。) when given; e.g. the Qwen3 tokenizer's (7, 159):\n"
             "                    --ids 100644,104307,100832,3837,97639,85336,102077 --sep 1773\n"
+            "                    Without --ids or a tokenizer: the reference script's 7 ids.\n"
             "  --dump FILE       write layer 0's input, every intermediate and its output for\n"
             "                    the short text (and input/output of the long one) to FILE\n"
             "                    as float32 safetensors, named as reference/qwen35_reference.py\n"
@@ -78,99 +77,51 @@ static void usage(FILE *to) {
             program_name());
 }
 
-/* "--name=value" or "--name value": the value, or NULL when arg is not --name. */
-static const char *option_value(const char *name, int argc, char **argv, int *i) {
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0) return NULL;
-    if (arg[len] == '=') return arg + len + 1;
-    if (arg[len] != '\0') return NULL;
-    if (*i + 1 >= argc) die("%s needs a value (see --help)", name);
-    return argv[++*i];
-}
-
 static Options parse_args(int argc, char **argv) {
     Options o = {.sep = -1, .plot = PLOT_PNG};
     for (int i = 1; i < argc; i++) {
         const char *v;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        if (demo_is_help(argv[i])) {
             usage(stdout);
             exit(0);
-        } else if ((v = option_value("--model", argc, argv, &i)))
+        } else if ((v = demo_value("--model", argc, argv, &i))) {
             o.model = v;
-        else if ((v = option_value("--tokenizer", argc, argv, &i)))
+        } else if ((v = demo_value("--tokenizer", argc, argv, &i))) {
             o.tokenizer = v;
-        else if ((v = option_value("--ids", argc, argv, &i)))
+        } else if ((v = demo_value("--ids", argc, argv, &i))) {
             o.ids = v;
-        else if ((v = option_value("--dump", argc, argv, &i)))
+        } else if ((v = demo_value("--dump", argc, argv, &i))) {
             o.dump = v;
-        else if ((v = option_value("--sep", argc, argv, &i))) {
+        } else if ((v = demo_value("--sep", argc, argv, &i))) {
             char *end;
             o.sep = strtol(v, &end, 10);
             if (end == v || *end != '\0' || o.sep < 0 || o.sep > 100000000)
                 die("--sep needs one token id (a whole number), got '%s'", v);
-        } else if ((v = option_value("--plot", argc, argv, &i))) {
-            if (strcmp(v, "png") == 0)
-                o.plot = PLOT_PNG;
-            else if (strcmp(v, "ascii") == 0)
-                o.plot = PLOT_ASCII;
-            else if (strcmp(v, "none") == 0)
-                o.plot = PLOT_NONE;
-            else
-                die("--plot is png, ascii or none, got '%s'", v);
-        } else
-            die("unknown option '%s' (see --help)", argv[i]);
+        } else if ((v = demo_value("--plot", argc, argv, &i))) {
+            o.plot = demo_plot_mode(v);
+        } else {
+            demo_unknown(argv[i]);
+        }
     }
     if (o.ids && o.tokenizer) die("--ids and --tokenizer go one at a time");
     if (o.sep >= 0 && !o.ids) die("--sep goes with --ids");
     return o;
 }
 
-/* "1,2,3" -> ids. Anything else is an error naming the text. */
-static TokenIds parse_ids(const char *s) {
-    TokenIds ids = {0};
-    const char *p = s;
-    for (;;) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v < 0 || v > 100000000 || (*end != ',' && *end != '\0'))
-            die("--ids: '%s' is not a list of token ids (e.g. 1,2,3)", s);
-        tok_ids_push(&ids, (int)v);
-        if (*end == '\0') break;
-        p = end + 1;
+/* The long text from the short one's ids: COPIES copies, joined with sep (-1: none). */
+static void copies_of(const TokenIds *short_ids, long sep, TokenIds *long_ids) {
+    for (int c = 0; c < COPIES; c++) {
+        if (c > 0 && sep >= 0) tok_ids_push(long_ids, (int)sep);
+        for (int i = 0; i < short_ids->n; i++) tok_ids_push(long_ids, short_ids->ids[i]);
     }
-    return ids;
 }
 
-/* The short and the long text's ids: from --ids, or tokenized the book's way. */
-static void text_ids(const Options *o, const char *model_dir, int vocab, TokenIds *short_ids,
-                     TokenIds *long_ids) {
-    *short_ids = (TokenIds){0};
-    *long_ids = (TokenIds){0};
-    if (o->ids) {
-        *short_ids = parse_ids(o->ids);
-        for (int i = 0; i < short_ids->n; i++)
-            if (short_ids->ids[i] >= vocab)
-                die("--ids: id %d is outside the vocabulary (the embedding table has %d rows)",
-                    short_ids->ids[i], vocab);
-        if (o->sep >= vocab) die("--sep: id %ld is outside the vocabulary (%d rows)", o->sep, vocab);
-        for (int c = 0; c < COPIES; c++) {
-            if (c > 0 && o->sep >= 0) tok_ids_push(long_ids, (int)o->sep);
-            for (int i = 0; i < short_ids->n; i++) tok_ids_push(long_ids, short_ids->ids[i]);
-        }
-        fprintf(stderr, "token ids from --ids: the long text is %d copies of them%s\n", COPIES,
-                o->sep >= 0 ? ", joined with --sep" : " (no --sep: not joined with 。)");
-        return;
-    }
-    char *path = o->tokenizer ? xstrdup(o->tokenizer) : path_join(model_dir, "tokenizer.json");
-    if (!o->tokenizer && !is_file(path))
-        die("%s: no tokenizer.json in the model folder; pass --tokenizer FILE, or the token ids with --ids "
-            "(e.g. --ids 100644,104307,100832,3837,97639,85336,102077 --sep 1773, the Qwen3 tokenizer's)",
-            path);
+/* The book's two texts through a tokenizer.json: the sentence, and
+ * "。".join([sentence] * 20). */
+static void tokenize_texts(const char *path, TokenIds *short_ids, TokenIds *long_ids) {
     Tokenizer tok;
     Error err;
     if (!tok_load(&tok, path, &err)) die("%s", err.msg);
-    /* "。".join([sentence] * 20) */
     size_t one = strlen(BOOK_SENTENCE), joiner = strlen(JOINER);
     char *long_text = xmalloc(COPIES * (one + joiner) + 1), *w = long_text;
     for (int c = 0; c < COPIES; c++) {
@@ -183,6 +134,38 @@ static void text_ids(const Options *o, const char *model_dir, int vocab, TokenId
         die("%s", err.msg);
     free(long_text);
     tok_free(&tok);
+}
+
+/* The short and the long text's ids, in this order: --tokenizer FILE; --ids (the long
+ * text then 20 copies joined with --sep); the model folder's tokenizer.json;
+ * otherwise the reference script's ids (common/sentence.h says so on stderr), the
+ * long text 20 copies of them. */
+static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids, TokenIds *long_ids) {
+    *short_ids = (TokenIds){0};
+    *long_ids = (TokenIds){0};
+    int vocab = ck->config.vocab_size;
+    Error err;
+    if (o->tokenizer) {
+        tokenize_texts(o->tokenizer, short_ids, long_ids);
+        return;
+    }
+    if (o->ids) {
+        if (!ids_parse(o->ids, vocab, short_ids, &err)) die("%s", err.msg);
+        if (o->sep >= vocab) die("--sep: id %ld is outside the vocabulary (0 .. %d)", o->sep, vocab - 1);
+        copies_of(short_ids, o->sep, long_ids);
+        fprintf(stderr, "%s: the long text is %d copies of the --ids%s\n", program_name(), COPIES,
+                o->sep >= 0 ? ", joined with --sep" : " (no --sep: not joined with 。)");
+        return;
+    }
+    char *path = path_join(ck->dir, "tokenizer.json");
+    if (is_file(path)) {
+        tokenize_texts(path, short_ids, long_ids);
+    } else {
+        char label[128];
+        if (!sentence_ids(ck, NULL, short_ids, label, sizeof label, &err)) die("%s", err.msg);
+        copies_of(short_ids, -1, long_ids);
+        fprintf(stderr, "%s: the long text is %d copies of them\n", program_name(), COPIES);
+    }
     free(path);
 }
 
@@ -191,11 +174,9 @@ static void text_ids(const Options *o, const char *model_dir, int vocab, TokenId
 /* Layer 0's real input: embedding rows, then input_layernorm.   x: [T, hidden] */
 static float *layer_input(const Checkpoint *ck, const TokenIds *ids) {
     const Config *c = &ck->config;
-    Embedding emb;
     Error err;
-    if (!emb_init(&emb, ck->weights.embed_tokens, &err)) die("%s", err.msg);
     float *x = xaligned_alloc((size_t)ids->n * c->hidden_size * sizeof(float));
-    if (!emb_lookup(&emb, ids->ids, ids->n, x, &err)) die("%s", err.msg);
+    if (!sentence_embed(ck, ids->ids, ids->n, x, &err)) die("%s", err.msg);
     rmsnorm(x, x, ids->n, c->hidden_size, ck->weights.layers[LAYER].input_layernorm, (float)c->rms_norm_eps);
     return x;
 }
@@ -366,28 +347,21 @@ static void plot_figures(const Checkpoint *ck, const DeltaNet *dn, const TokenId
 
 /* ---- --dump ---------------------------------------------------------------------------- */
 
-static void dump_add(StWriter *w, const char *name, const float *values, int ndim, int64_t d0, int64_t d1,
-                     int64_t d2) {
-    int64_t shape[3] = {d0, d1, d2};
-    stw_add(w, name, DTYPE_F32, ndim, shape, values);
-}
-
 /* Token ids as float32 (as the reference stores them). */
-static float *ids_as_floats(const TokenIds *ids) {
-    float *f = xmalloc((size_t)ids->n * sizeof(float));
+static float *ids_as_floats(DumpSet *ds, const char *name, const TokenIds *ids) {
+    float *f = dump_buffer(ds, name, 1, (int64_t[]){ids->n});
     for (int t = 0; t < ids->n; t++) f[t] = (float)ids->ids[t];
     return f;
 }
 
-/* Key-head vectors [T, n_k, dk] repeated for every value head [T, n_v, dk]: value
- * head h reads key head h / (n_v / n_k), the reference stores them that way. */
-static float *per_value_head(const float *x, int T, const DeltaNetDims *d) {
-    float *y = xmalloc((size_t)T * d->n_v * d->dk * sizeof(float));
+/* Key-head vectors [T, n_k, dk] repeated for every value head, [T, n_v, dk], as the
+ * reference stores q and k: value head h reads key head h / (n_v / n_k). */
+static void per_value_head(DumpSet *ds, const char *name, const float *x, int T, const DeltaNetDims *d) {
+    float *y = dump_buffer(ds, name, 3, (int64_t[]){T, d->n_v, d->dk});
     for (int t = 0; t < T; t++)
         for (int h = 0; h < d->n_v; h++)
             memcpy(y + ((size_t)t * d->n_v + h) * d->dk,
                    x + ((size_t)t * d->n_k + h / (d->n_v / d->n_k)) * d->dk, (size_t)d->dk * sizeof(float));
-    return y;
 }
 
 /* Layer 0 on the short text, every intermediate, named as
@@ -395,38 +369,32 @@ static float *per_value_head(const float *x, int T, const DeltaNetDims *d) {
 static void dump(const char *path, const DeltaNet *dn, const TokenIds *texts[2], float *inputs[2],
                  float *outputs[2], DeltaNetActs *a) {
     const DeltaNetDims *d = &dn->d;
-    int T = texts[0]->n, TL = texts[1]->n;
+    int64_t T = texts[0]->n, TL = texts[1]->n;
     /* The tables after the short text: one more run, keeping its state. */
     DeltaNetState st;
     dn_state_init(&st, d);
-    dn_forward(dn, inputs[0], T, outputs[0], &st, a);
-    float *ids = ids_as_floats(texts[0]), *long_ids = ids_as_floats(texts[1]);
-    float *q = per_value_head(a->q, T, d), *k = per_value_head(a->k, T, d);
-    StWriter w;
-    stw_init(&w);
-    dump_add(&w, "ids", ids, 1, T, 0, 0);
-    dump_add(&w, "layer.0.input_norm", inputs[0], 2, T, d->hidden, 0);
-    dump_add(&w, "layer.0.linear_attn.qkv", a->qkv, 2, T, d->conv_dim, 0);
-    dump_add(&w, "layer.0.linear_attn.conv", a->conv, 2, T, d->conv_dim, 0);
-    dump_add(&w, "layer.0.linear_attn.q", q, 3, T, d->n_v, d->dk);
-    dump_add(&w, "layer.0.linear_attn.k", k, 3, T, d->n_v, d->dk);
-    dump_add(&w, "layer.0.linear_attn.v", a->v, 3, T, d->n_v, d->dv);
-    dump_add(&w, "layer.0.linear_attn.beta", a->beta, 2, T, d->n_v, 0);
-    dump_add(&w, "layer.0.linear_attn.g", a->g, 2, T, d->n_v, 0);
-    dump_add(&w, "layer.0.linear_attn.core", a->core, 3, T, d->n_v, d->dv);
-    dump_add(&w, "layer.0.linear_attn.state", st.S, 3, d->n_v, d->dk, d->dv);
-    dump_add(&w, "layer.0.linear_attn.z", a->z, 2, T, d->value_dim, 0);
-    dump_add(&w, "layer.0.linear_attn.normed", a->normed, 2, T, d->value_dim, 0);
-    dump_add(&w, "layer.0.linear_attn.out", outputs[0], 2, T, d->hidden, 0);
-    dump_add(&w, "long.ids", long_ids, 1, TL, 0, 0);
-    dump_add(&w, "long.layer.0.input_norm", inputs[1], 2, TL, d->hidden, 0);
-    dump_add(&w, "long.layer.0.linear_attn.out", outputs[1], 2, TL, d->hidden, 0);
-    uint64_t bytes;
-    Error err;
-    if (!stw_write(&w, path, &bytes, &err)) die("%s", err.msg);
-    fprintf(stderr, "wrote %d tensors (%.1f MB) to %s\n", w.count, (double)bytes / 1e6, path);
-    stw_free(&w);
-    free(ids), free(long_ids), free(q), free(k);
+    dn_forward(dn, inputs[0], (int)T, outputs[0], &st, a);
+    DumpSet ds;
+    dump_init(&ds);
+    ids_as_floats(&ds, "ids", texts[0]);
+    dump_add(&ds, "layer.0.input_norm", 2, (int64_t[]){T, d->hidden}, inputs[0]);
+    dump_add(&ds, "layer.0.linear_attn.qkv", 2, (int64_t[]){T, d->conv_dim}, a->qkv);
+    dump_add(&ds, "layer.0.linear_attn.conv", 2, (int64_t[]){T, d->conv_dim}, a->conv);
+    per_value_head(&ds, "layer.0.linear_attn.q", a->q, (int)T, d);
+    per_value_head(&ds, "layer.0.linear_attn.k", a->k, (int)T, d);
+    dump_add(&ds, "layer.0.linear_attn.v", 3, (int64_t[]){T, d->n_v, d->dv}, a->v);
+    dump_add(&ds, "layer.0.linear_attn.beta", 2, (int64_t[]){T, d->n_v}, a->beta);
+    dump_add(&ds, "layer.0.linear_attn.g", 2, (int64_t[]){T, d->n_v}, a->g);
+    dump_add(&ds, "layer.0.linear_attn.core", 3, (int64_t[]){T, d->n_v, d->dv}, a->core);
+    dump_add(&ds, "layer.0.linear_attn.state", 3, (int64_t[]){d->n_v, d->dk, d->dv}, st.S);
+    dump_add(&ds, "layer.0.linear_attn.z", 2, (int64_t[]){T, d->value_dim}, a->z);
+    dump_add(&ds, "layer.0.linear_attn.normed", 2, (int64_t[]){T, d->value_dim}, a->normed);
+    dump_add(&ds, "layer.0.linear_attn.out", 2, (int64_t[]){T, d->hidden}, outputs[0]);
+    ids_as_floats(&ds, "long.ids", texts[1]);
+    dump_add(&ds, "long.layer.0.input_norm", 2, (int64_t[]){TL, d->hidden}, inputs[1]);
+    dump_add(&ds, "long.layer.0.linear_attn.out", 2, (int64_t[]){TL, d->hidden}, outputs[1]);
+    dump_write(&ds, path);
+    dump_free(&ds);
     dn_state_free(&st);
 }
 
@@ -435,19 +403,19 @@ static void dump(const char *path, const DeltaNet *dn, const TokenIds *texts[2],
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
     Options opt = parse_args(argc, argv);
-    Error err;
-    const char *source;
-    char *dir = model_find(opt.model, &source, &err);
-    if (!dir) die("%s", err.msg);
     Checkpoint ck;
-    if (!ckpt_open(&ck, dir, &err)) die("%s", err.msg);
+    demo_open_checkpoint(&ck, opt.model);
     const Config *c = &ck.config;
     if (ck.weights.layers[LAYER].type != LAYER_LINEAR_ATTENTION)
-        die("%s: layer %d is not a linear-attention (Gated DeltaNet) layer", dir, LAYER);
+        die("%s: layer %d is not a linear-attention (Gated DeltaNet) layer", ck.dir, LAYER);
     const DeltaNetWeights *w = &ck.weights.layers[LAYER].linear_attn;
     DeltaNet dn;
     dn_init(&dn, c, w);
     const DeltaNetDims *d = &dn.d;
+
+    TokenIds short_ids, long_ids; /* the two texts, read before anything is printed */
+    text_ids(&opt, &ck, &short_ids, &long_ids);
+    if (short_ids.n == 0) die("the short text has no tokens");
 
     /* 1. the layer's size, and each head's fixed forgetting speed */
     printf("一层线性注意力 %.1fM 参数：in_proj_qkv %.1fM，conv1d 只有 %lld 个\n",
@@ -460,9 +428,6 @@ int main(int argc, char **argv) {
     printf("每个头固定的遗忘速度 exp(A_log)：最小 %.2f，最大 %.2f（越大忘得越快）\n", a_min, a_max);
 
     /* 2. a short and a long text: the time grows with the length, the table does not */
-    TokenIds short_ids, long_ids;
-    text_ids(&opt, dir, c->vocab_size, &short_ids, &long_ids);
-    if (short_ids.n == 0) die("the short text has no tokens");
     const TokenIds *texts[2] = {&short_ids, &long_ids};
     float *inputs[2], *outputs[2];
     DeltaNetActs acts[2];
@@ -508,6 +473,5 @@ int main(int argc, char **argv) {
     tok_ids_free(&short_ids), tok_ids_free(&long_ids);
     dn_free(&dn);
     ckpt_close(&ck);
-    free(dir);
     return 0;
 }

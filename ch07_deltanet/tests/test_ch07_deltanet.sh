@@ -6,8 +6,9 @@
 #     random stream equals the book's, character for character; the timings are
 #     masked; the two weight lines are checked against what zero weights must give
 #     by hand (A_log = 0: exp = 1; a = b = 0: e^g = e^−softplus(0) = 1/2, β = 1/2);
-#   - on the tiny checkpoint, with --ids, a tokenizer file, and a tokenizer.json in
-#     the model folder (token counts cross-checked with ch02_embedding --encode);
+#   - on the tiny checkpoint, with --ids, without any ids (the reference script's),
+#     with a tokenizer file, and with a tokenizer.json in the model folder (token
+#     counts cross-checked with ch02_embedding --encode);
 #   - the figures, with and without gnuplot; --help; and bad input of every kind:
 #     one error line, a non-zero exit, never a crash.
 set -u
@@ -79,10 +80,20 @@ matches "tiny --ids" 4 out.txt '^  159 个 token：输出 \(1, 159, 64\)，[0-9]
 matches "tiny --ids" 5 out.txt '^记忆表：每个头 \[16, 16\]，4 个头共 0\.0 MB，和 token 数无关；全注意力的 KV cache 每个 token 要加 0 KB$'
 matches "tiny --ids" 6 out.txt '^第 0 层对这 7 个 token：衰减 exp\(g\) 的范围 \[[01]\.[0-9][0-9], [01]\.[0-9][0-9]\]，β 的范围 \[[01]\.[0-9][0-9], [01]\.[0-9][0-9]\]$'
 six_lines "tiny --ids" out.txt
-grep -q 'joined with --sep' err.txt && ok "tiny --ids: stderr says how the long text was made" || bad "tiny --ids: no notice"
+grep -q '20 copies of the --ids, joined with --sep' err.txt && ok "tiny --ids: stderr says how the long text was made" || bad "tiny --ids: no notice"
 "$bin" --model "$tiny" --ids 3,141,592 --plot=none > out2.txt 2> err2.txt
 matches "tiny --ids without --sep" 4 out2.txt '^   60 个 token：输出 \(1, 60, 64\)，[0-9]+ ms$'
 grep -q 'not joined' err2.txt && ok "without --sep: stderr says the copies are not joined" || bad "without --sep: no notice"
+
+# 2b. Neither --ids nor a tokenizer (the tiny checkpoint has none): the reference
+#     script's 7 ids, as every chapter's demo does, with a notice; 20 copies of them.
+"$bin" --model "$tiny" --plot=none > out.txt 2> err.txt; rc=$?
+[ $rc -eq 0 ] && ok "no tokenizer, no --ids: exits 0" || { bad "no tokenizer, no --ids: exit status $rc"; cat err.txt; }
+grep -q '参考脚本的 7 个 token id' err.txt && ok "no tokenizer, no --ids: stderr says the reference ids are used" \
+    || { bad "no tokenizer, no --ids: no notice"; cat err.txt; }
+matches "reference ids" 3 out.txt '^    7 个 token：输出 \(1, 7, 64\)，[0-9]+ ms$'
+matches "reference ids" 4 out.txt '^  140 个 token：输出 \(1, 140, 64\)，[0-9]+ ms$'
+six_lines "reference ids" out.txt
 
 # 3. Tokenizing: --tokenizer FILE, and tokenizer.json in the model folder. The counts
 #    are those of ch02_embedding --encode on the same texts.
@@ -136,7 +147,6 @@ cd .. || exit 1
 [ $rc -eq 0 ] && grep -q '^usage: ' help.txt && grep -q -- '--ids' help.txt && ok "--help: usage, exit 0" || bad "--help"
 
 # 6. Bad input: one line on stderr that names the problem, non-zero exit, no crash.
-cp -r "$tiny" notok
 mkdir cut && cp "$tiny"/*.json cut/ && head -c 5000 "$tiny"/model.safetensors-00001-of-00001.safetensors \
     > cut/model.safetensors-00001-of-00001.safetensors
 refuses() { # NAME PATTERN ARGS...: exit non-zero, exactly one stderr line matching PATTERN
@@ -149,15 +159,14 @@ refuses() { # NAME PATTERN ARGS...: exit non-zero, exactly one stderr line match
 }
 refuses "unknown flag" "unknown option '--frobnicate'" --frobnicate
 refuses "flag without a value" "--ids needs a value" --model "$tiny" --ids
-refuses "ids that are not numbers" "--ids: '1,x' is not a list of token ids" --model "$tiny" --ids 1,x
-refuses "empty id list" "is not a list of token ids" --model "$tiny" --ids ''
-refuses "id outside the vocabulary" "id 5000 .*1024" --model "$tiny" --ids 1,5000 --plot=none
+refuses "ids that are not numbers" "--ids: .*'1,x'" --model "$tiny" --ids 1,x
+refuses "empty id list" "--ids: expected a token id" --model "$tiny" --ids ''
+refuses "id outside the vocabulary" "id 5000 is outside the vocabulary \\(0 \\.\\. 1023\\)" --model "$tiny" --ids 1,5000 --plot=none
 refuses "bad --sep" "--sep needs one token id" --model "$tiny" --ids 1 --sep x
 refuses "--sep without --ids" "--sep goes with --ids" --model "$tiny" --sep 5
 refuses "--ids with --tokenizer" "one at a time" --model "$tiny" --ids 1 --tokenizer "$tiny_tok"
 refuses "bad --plot" "--plot is png, ascii or none" --plot=svg
 refuses "missing model folder" "nowhere" --model "$tmp/nowhere"
-refuses "no tokenizer and no --ids" "tokenizer.json.*--ids" --model notok --plot=none
 refuses "missing tokenizer file" "none.json" --model "$tiny" --tokenizer "$tmp/none.json"
 refuses "truncated shard" "model.safetensors-00001-of-00001.safetensors" --model cut --ids 1
 "$bin" --model "$tiny" --ids 1,2 --plot=none --dump "$tmp/no/such/dir/x.safetensors" > out.txt 2> err.txt; rc=$?

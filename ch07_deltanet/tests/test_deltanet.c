@@ -24,11 +24,10 @@
 #include "activations.h"
 #include "compare.h"
 #include "deltanet.h"
+#include "golden_fixture.h"
 #include "norm.h"
 #include "safetensors.h"
 #include "util.h"
-
-#define GOLDEN REPO_ROOT "/reference/golden/tiny_forward.safetensors"
 
 /* ---- the chapter's 2 × 2 example, by hand ---------------------------------- */
 
@@ -209,32 +208,15 @@ END_TEST
 
 /* ---- against the PyTorch reference ---------------------------------------------- */
 
-static Checkpoint ck;
-static SafeTensors golden;
+/* The goldens and the tiny checkpoint they came from (common/golden_fixture.h). */
+static GoldenFixture fx;
 
-static void open_all(void) {
-    Error err;
-    const char *tiny = getenv("TINY");
-    char *dir = xstrdup(tiny ? tiny : "build/tiny");
-    if (!ckpt_open(&ck, dir, &err)) {
-        fprintf(stderr, "%s\n(make test writes the tiny checkpoint; run through make test)\n", err.msg);
-        exit(1);
-    }
-    free(dir);
-    if (!st_open(&golden, GOLDEN, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        exit(1);
-    }
-}
-
-static void close_all(void) {
-    ckpt_close(&ck);
-    st_close(&golden);
-}
+static void open_all(void) { golden_fixture_open(&fx); }
+static void close_all(void) { golden_fixture_close(&fx); }
 
 /* A golden tensor as float32, with its element count checked. */
 static const float *gold(const char *name, int64_t numel) {
-    const Tensor *t = st_find(&golden, name);
+    const Tensor *t = st_find(&fx.golden, name);
     ck_assert_msg(t != NULL, "golden %s missing", name);
     ck_assert_msg(t->dtype == DTYPE_F32, "golden %s is not F32", name);
     ck_assert_msg(t->numel == numel, "golden %s has %lld values, expected %lld", name, (long long)t->numel,
@@ -243,7 +225,7 @@ static const float *gold(const char *name, int64_t numel) {
 }
 
 static int64_t gold_rows(const char *name) {
-    const Tensor *t = st_find(&golden, name);
+    const Tensor *t = st_find(&fx.golden, name);
     ck_assert_msg(t != NULL, "golden %s missing", name);
     return t->shape[0];
 }
@@ -261,7 +243,7 @@ static float *repeat_heads(const float *x, int T, int n_k, int n_v, int d) {
 
 /* "7 x 4 x 16" for the report line. */
 static const char *dims_of(const char *name, char *buf, size_t len) {
-    const Tensor *t = st_find(&golden, name);
+    const Tensor *t = st_find(&fx.golden, name);
     size_t o = 0;
     buf[0] = '\0';
     for (int i = 0; t && i < t->ndim && o < len; i++)
@@ -290,9 +272,9 @@ static bool check(const char *prefix, const char *what, const float *got, int64_
 #define RTOL 1e-5
 
 static void check_layer(int layer, const char *prefix_in, int T, bool all) {
-    const DeltaNetWeights *w = &ck.weights.layers[layer].linear_attn;
+    const DeltaNetWeights *w = &fx.ck.weights.layers[layer].linear_attn;
     DeltaNet dn;
-    dn_init(&dn, &ck.config, w);
+    dn_init(&dn, &fx.ck.config, w);
     const DeltaNetDims *d = &dn.d;
     char pre[64], name[96];
     snprintf(pre, sizeof pre, "%slayer.%d.linear_attn", prefix_in, layer);
@@ -338,7 +320,7 @@ START_TEST(golden_layers) {
     /* The tiny model's layers 0, 1, 2 are DeltaNet layers (LLLF). */
     int T = (int)gold_rows("ids");
     for (int layer = 0; layer < 3; layer++) {
-        ck_assert(ck.weights.layers[layer].type == LAYER_LINEAR_ATTENTION);
+        ck_assert(fx.ck.weights.layers[layer].type == LAYER_LINEAR_ATTENTION);
         check_layer(layer, "", T, true);
     }
 }
@@ -349,12 +331,12 @@ END_TEST
 
 /* The layer's input, as the demo builds it: embedding rows, then input_layernorm. */
 START_TEST(golden_input) {
-    int T = (int)gold_rows("ids"), H = ck.config.hidden_size;
+    int T = (int)gold_rows("ids"), H = fx.ck.config.hidden_size;
     const float *ids = gold("ids", T);
     float *x = xmalloc(sizeof(float) * T * H);
     for (int t = 0; t < T; t++)
-        tensor_read_f32(ck.weights.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
-    rmsnorm(x, x, T, H, ck.weights.layers[0].input_layernorm, (float)ck.config.rms_norm_eps);
+        tensor_read_f32(fx.ck.weights.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
+    rmsnorm(x, x, T, H, fx.ck.weights.layers[0].input_layernorm, (float)fx.ck.config.rms_norm_eps);
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", T, H);
     ck_assert(compare_f32("layer.0.input_norm", shape, x, gold("layer.0.input_norm", (int64_t)T * H),
@@ -400,7 +382,7 @@ static void compare_runs(const DeltaNet *dn, int T, const float *y1, const Delta
 
 START_TEST(token_by_token_equals_full_pass) {
     DeltaNet dn;
-    dn_init(&dn, &ck.config, &ck.weights.layers[0].linear_attn);
+    dn_init(&dn, &fx.ck.config, &fx.ck.weights.layers[0].linear_attn);
     int T = (int)gold_rows("long.ids");
     const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
     DeltaNetState full, step;
@@ -423,7 +405,7 @@ END_TEST
 
 START_TEST(two_halves_equal_one_pass) {
     DeltaNet dn;
-    dn_init(&dn, &ck.config, &ck.weights.layers[0].linear_attn);
+    dn_init(&dn, &fx.ck.config, &fx.ck.weights.layers[0].linear_attn);
     int T = (int)gold_rows("long.ids");
     const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
     int whole[1] = {T};
@@ -459,7 +441,7 @@ END_TEST
 /* Without a state the layer starts from nothing every call: the same as a new state. */
 START_TEST(no_state_is_a_fresh_start) {
     DeltaNet dn;
-    dn_init(&dn, &ck.config, &ck.weights.layers[0].linear_attn);
+    dn_init(&dn, &fx.ck.config, &fx.ck.weights.layers[0].linear_attn);
     int T = (int)gold_rows("long.ids");
     const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
     float *y1 = xmalloc(sizeof(float) * T * dn.d.hidden), *y2 = xmalloc(sizeof(float) * T * dn.d.hidden);
