@@ -131,15 +131,27 @@ static inline __attribute__((always_inline)) void sweep(const int nvec, float *r
     for (int c = 0; c < nvec; c++) vec_store(read + c * VEC, o[c]), vec_store(pred + c * VEC, p[c]);
 }
 
-/* One head over T tokens with T + 1 sweeps. */
+/* One head over T tokens with T + 1 sweeps, or T when the table starts empty: then
+ * the first sweep (decaying zeros, looking up zeros) is skipped, since its pred is
+ * exactly 0. */
 static inline __attribute__((always_inline)) void
 delta_rule_head_fast(const int nvec, const float *q, const float *k, const float *v, const float *g,
                      const float *beta, int T, int n_k, int n_v, int kh, int h, int dk, float *Sh, float *out,
-                     const float *zeros) {
+                     bool empty, const float *zeros) {
     int dv = nvec * VEC;
     float pred[MAX_VECS * VEC], delta[MAX_VECS * VEC], unused[MAX_VECS * VEC];
-    for (int t = -1; t < T; t++) {
+    int first = -1;
+    if (empty && T > 0) {
+        memset(pred, 0, sizeof pred);
+        first = 0;
+    }
+    for (int t = first; t < T; t++) {
         bool has_t = t >= 0, has_next = t + 1 < T;
+        if (has_t && t == first) { /* 3. (token 0 on an empty table) the difference is v, β of it */
+            const float *vt = v + ((size_t)t * n_v + h) * dv;
+            float b = beta[(size_t)t * n_v + h];
+            for (int j = 0; j < dv; j++) delta[j] = (vt[j] - pred[j]) * b;
+        }
         const float *kw = has_t ? k + ((size_t)t * n_k + kh) * dk : zeros;
         const float *qw = has_t ? q + ((size_t)t * n_k + kh) * dk : zeros;
         const float *kl = has_next ? k + ((size_t)(t + 1) * n_k + kh) * dk : zeros;
@@ -173,16 +185,16 @@ void delta_rule(const float *q, const float *k, const float *v, const float *g, 
             int kh = h / rep;
             switch (nvec) {
             case 8:
-                delta_rule_head_fast(8, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros);
+                delta_rule_head_fast(8, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, S0 == NULL, zeros);
                 break;
             case 4:
-                delta_rule_head_fast(4, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros);
+                delta_rule_head_fast(4, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, S0 == NULL, zeros);
                 break;
             case 2:
-                delta_rule_head_fast(2, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros);
+                delta_rule_head_fast(2, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, S0 == NULL, zeros);
                 break;
             case 1:
-                delta_rule_head_fast(1, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, zeros);
+                delta_rule_head_fast(1, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, S0 == NULL, zeros);
                 break;
             default:
                 delta_rule_head_ref(q, k, v, g, beta, T, n_k, n_v, kh, h, dk, dv, Sh, out, pred);
@@ -230,6 +242,22 @@ static inline float exp_vec(float x) {
 void silu_vec(float *y, const float *x, int64_t n) {
 #pragma omp simd
     for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + exp_vec(-x[i]));
+}
+
+/* ---- the gated RMSNorm of the output ---------------------------------------- */
+
+void gated_norm_heads(float *y, const float *o, const float *z, const float *w, int n_heads, int dv,
+                      float eps) {
+    silu_vec(y, z, (int64_t)n_heads * dv); /* the gate silu(z) first, 16 at a time */
+    for (int h = 0; h < n_heads; h++) {
+        const float *oh = o + (size_t)h * dv; /* [dv] */
+        float *yh = y + (size_t)h * dv;       /* [dv], holding silu(z) */
+        float ss = 0;
+#pragma omp simd reduction(+ : ss)
+        for (int j = 0; j < dv; j++) ss += oh[j] * oh[j];
+        float inv = 1.0f / sqrtf(ss / dv + eps); /* 1 / rms(o) */
+        for (int j = 0; j < dv; j++) yh[j] = w[j] * (oh[j] * inv) * yh[j];
+    }
 }
 
 /* ---- the short convolution ------------------------------------------------- */
@@ -290,12 +318,15 @@ void dn_init(DeltaNet *dn, const Config *c, const DeltaNetWeights *w) {
     tensor_read_f32(w->A_log, 0, d->n_v, dn->neg_A);
     for (int h = 0; h < d->n_v; h++) dn->neg_A[h] = -expf(dn->neg_A[h]);
     tensor_read_f32(w->dt_bias, 0, d->n_v, dn->dt_bias);
+    dn->norm_w = xmalloc((size_t)d->dv * sizeof(float));
+    tensor_read_f32(w->norm, 0, d->dv, dn->norm_w);
 }
 
 void dn_free(DeltaNet *dn) {
     free(dn->conv_w);
     free(dn->neg_A);
     free(dn->dt_bias);
+    free(dn->norm_w);
     memset(dn, 0, sizeof *dn);
 }
 
@@ -397,13 +428,14 @@ void dn_forward(const DeltaNet *dn, const float *x, int T, float *y, DeltaNetSta
     }
 
     /* The memory tables, token by token (the heads in parallel). */
-    delta_rule(a->q, a->k, a->v, a->g, a->beta, T, d->n_k, d->n_v, d->dk, d->dv, state->S, state->S, a->core);
+    delta_rule(a->q, a->k, a->v, a->g, a->beta, T, d->n_k, d->n_v, d->dk, d->dv,
+               state->n_tokens == 0 ? NULL : state->S, state->S, a->core); /* no tokens yet: empty tables */
 
     /* Normalize each head's output and gate it with silu(z). */
 #pragma omp parallel for schedule(static)
     for (int t = 0; t < T; t++) {
         size_t at = (size_t)t * d->value_dim;
-        gated_rmsnorm(a->normed + at, a->core + at, a->z + at, d->n_v, d->dv, w->norm, d->eps);
+        gated_norm_heads(a->normed + at, a->core + at, a->z + at, dn->norm_w, d->n_v, d->dv, d->eps);
     }
     /* And back to the residual stream. */
     project(w->out_proj, a->normed, T, y); /* [T, hidden] */

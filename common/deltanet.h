@@ -104,6 +104,15 @@ void silu_vec(float *y, const float *x, int64_t n);
  *   out:   [T, C] */
 void causal_conv_silu(const float *x, int T, int C, int kernel, const float *w, float *state, float *out);
 
+/* ---- the gated RMSNorm of the output ---------------------------------------- */
+
+/* norm.h's gated_rmsnorm for one token's n_heads heads of dv, the gate computed 16 at
+ * a time (silu_vec) and the sums of squares in float:
+ *   y[h] = w · (o[h] / rms(o[h])) · silu(z[h])     o, z, y: [n_heads, dv], w: [dv]
+ * Within a few float32 steps of gated_rmsnorm (tested). y must not overlap o or z. */
+void gated_norm_heads(float *y, const float *o, const float *z, const float *w, int n_heads, int dv,
+                      float eps);
+
 /* ---- the layer --------------------------------------------------------------- */
 
 typedef struct {
@@ -112,6 +121,7 @@ typedef struct {
     float *conv_w;            /* [kernel, conv_dim]: conv1d.weight [conv_dim, 1, kernel], tap-major */
     float *neg_A;             /* [n_v]: −exp(A_log), each head's fixed forgetting speed */
     float *dt_bias;           /* [n_v] */
+    float *norm_w;            /* [dv]: the gated RMSNorm's weight (F32 in the checkpoint) */
 } DeltaNet;
 
 /* What the layer carries from one token to the next. */

@@ -147,12 +147,34 @@ START_TEST(silu_vec_matches_siluf) {
 }
 END_TEST
 
-/* ---- fast delta rule == the four loops ---------------------------------------- */
-
+/* A small, repeatable stream of numbers in [-0.5, 0.5). */
 static float frand(unsigned *s) {
     *s = *s * 1664525u + 1013904223u;
     return (float)((*s >> 8) & 0xffff) / 65536.0f - 0.5f;
 }
+
+/* gated_norm_heads (the layer's fast path) against norm.h's gated_rmsnorm (the
+ * reference, summing in double and taking silu one value at a time): 4 heads of 128,
+ * outputs of very different sizes per head. Each output is a handful of float32
+ * operations from its inputs, so 1e-6 relative (~10 float32 steps) is ample, and far
+ * below what a wrong formula gives (a missing gate or 1 + w: 10% and more). */
+START_TEST(gated_norm_matches_norm_module) {
+    enum { H = 4, D = 128 };
+    unsigned s = 3;
+    float o[H * D], z[H * D], w[D], fast[H * D], ref[H * D];
+    for (int h = 0; h < H; h++)
+        for (int j = 0; j < D; j++)
+            o[h * D + j] = frand(&s) * powf(10.0f, (float)h - 2), z[h * D + j] = 8 * frand(&s);
+    for (int j = 0; j < D; j++) w[j] = 1.0f + 0.2f * frand(&s);
+    Tensor wt = {.name = "norm.weight", .dtype = DTYPE_F32, .ndim = 1, .shape = {D}, .numel = D, .data = w};
+    gated_norm_heads(fast, o, z, w, H, D, 1e-6f);
+    gated_rmsnorm(ref, o, z, H, D, &wt, 1e-6f);
+    ck_assert(
+        compare_f32("gated_norm_heads vs gated_rmsnorm", "4 x 128", fast, ref, H * D, 1e-30, 1e-6, NULL));
+}
+END_TEST
+
+/* ---- fast delta rule == the four loops ---------------------------------------- */
 
 START_TEST(fast_equals_reference) {
     /* 3 key heads, 6 value heads (each key head read by two), 9 tokens; value widths
@@ -462,6 +484,7 @@ int main(void) {
     tcase_add_test(hand, hand_worked_table);
     tcase_add_test(hand, conv_by_hand);
     tcase_add_test(hand, silu_vec_matches_siluf);
+    tcase_add_test(hand, gated_norm_matches_norm_module);
     tcase_add_test(hand, fast_equals_reference);
     suite_add_tcase(s, hand);
     TCase *ref = tcase_create("reference");
