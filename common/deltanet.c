@@ -106,11 +106,12 @@ static inline void vec_store(float *p, Vec16 v) { memcpy(p, &v, sizeof v); }
  *   token t (steps 3, 4):     kw, qw [dk] and its difference delta [dv] → read [dv]
  *   token t + 1 (steps 1, 2): decay and kl [dk]                          → pred [dv]
  * The first sweep has no token t (kw, qw, delta all zero) and the last no token t + 1
- * (decay 1, kl zero): adding 0 and multiplying by 1 leave a row unchanged. */
-static inline __attribute__((always_inline)) void sweep(const int nvec, float *restrict Sh, int dk,
-                                                        const float *kw, const float *qw, const float *delta,
-                                                        float decay, const float *kl, float *read,
-                                                        float *pred) {
+ * (decay 1, kl zero): adding 0 and multiplying by 1 leave a row unchanged. empty: the
+ * table holds zeros (it is not read, only written). */
+static inline __attribute__((always_inline)) void sweep(const int nvec, const bool empty, float *restrict Sh,
+                                                        int dk, const float *kw, const float *qw,
+                                                        const float *delta, float decay, const float *kl,
+                                                        float *read, float *pred) {
     Vec16 d[MAX_VECS], o[MAX_VECS], p[MAX_VECS];
 #pragma GCC unroll 8
     for (int c = 0; c < nvec; c++) d[c] = vec_load(delta + c * VEC), o[c] = (Vec16){0}, p[c] = (Vec16){0};
@@ -119,11 +120,11 @@ static inline __attribute__((always_inline)) void sweep(const int nvec, float *r
         float kwi = kw[i], qwi = qw[i], kli = kl[i];
 #pragma GCC unroll 8
         for (int c = 0; c < nvec; c++) {
-            Vec16 s = vec_load(row + c * VEC);
-            s += kwi * d[c]; /* 3. write token t's difference */
-            o[c] += qwi * s; /* 4. token t reads with q */
-            s *= decay;      /* 1. token t + 1 decays the table */
-            p[c] += kli * s; /* 2. token t + 1 looks up with k */
+            Vec16 s = empty ? (Vec16){0} : vec_load(row + c * VEC); /* an empty table is not read */
+            s += kwi * d[c];                                        /* 3. write token t's difference */
+            o[c] += qwi * s;                                        /* 4. token t reads with q */
+            s *= decay;                                             /* 1. token t + 1 decays the table */
+            p[c] += kli * s;                                        /* 2. token t + 1 looks up with k */
             vec_store(row + c * VEC, s);
         }
     }
@@ -133,7 +134,7 @@ static inline __attribute__((always_inline)) void sweep(const int nvec, float *r
 
 /* One head over T tokens with T + 1 sweeps, or T when the table starts empty: then
  * the first sweep (decaying zeros, looking up zeros) is skipped, since its pred is
- * exactly 0. */
+ * exactly 0, and the next one writes the table without reading it. */
 static inline __attribute__((always_inline)) void
 delta_rule_head_fast(const int nvec, const float *q, const float *k, const float *v, const float *g,
                      const float *beta, int T, int n_k, int n_v, int kh, int h, int dk, float *Sh, float *out,
@@ -157,7 +158,10 @@ delta_rule_head_fast(const int nvec, const float *q, const float *k, const float
         const float *kl = has_next ? k + ((size_t)(t + 1) * n_k + kh) * dk : zeros;
         float decay = has_next ? expf(g[(size_t)(t + 1) * n_v + h]) : 1.0f;
         float *read = has_t ? out + ((size_t)t * n_v + h) * dv : unused;
-        sweep(nvec, Sh, dk, kw, qw, has_t ? delta : zeros, decay, kl, read, pred);
+        if (t == first && empty)
+            sweep(nvec, true, Sh, dk, kw, qw, delta, decay, kl, read, pred);
+        else
+            sweep(nvec, false, Sh, dk, kw, qw, has_t ? delta : zeros, decay, kl, read, pred);
         if (has_next) { /* 3. (next sweep) the difference token t + 1 will write, β of it */
             const float *vn = v + ((size_t)(t + 1) * n_v + h) * dv;
             float b = beta[(size_t)(t + 1) * n_v + h];
@@ -180,7 +184,9 @@ void delta_rule(const float *q, const float *k, const float *v, const float *g, 
 #pragma omp for schedule(static)
         for (int h = 0; h < n_v; h++) {
             float *Sh = S + h * table; /* [dk, dv] */
-            start_tables(S0 ? S0 + h * table : NULL, Sh, table);
+            if (!(nvec && S0 == NULL &&
+                  T > 0)) /* (an empty table on the fast path: its first sweep writes it) */
+                start_tables(S0 ? S0 + h * table : NULL, Sh, table);
             /* A constant row width lets the compiler keep the running sums in registers. */
             int kh = h / rep;
             switch (nvec) {
