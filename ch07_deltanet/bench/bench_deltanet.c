@@ -29,8 +29,8 @@
  *               ≈ 16 ms; the rest of the layer (conv, norms, gates, the delta
  *               rule) adds ≈ 4 ms
  *   short text  the layer's ≈ 21 MB of BF16 weights, each used for 6-7 multiply-
- *               adds: ≈ 0.9 ms for the projections (≈ 130 GFLOP/s, ≈ 23 GB/s of
- *               weights), ≈ 0.2 ms for the rest
+ *               adds: 126-147 MFLOP, ≈ 0.6-0.7 ms at linear_batch's ~210 GFLOP/s,
+ *               measured 0.7-0.9 ms; ≈ 0.15 ms for the rest
  * The C figure is split into the five projections alone (linear_batch) and the
  * rest.
  */
