@@ -12,12 +12,10 @@
  * Every output is produced this way whatever tile it sits in and whichever thread
  * runs it, so results never depend on T or on the thread count (linear.h).
  *
- *   one token (linear):      tiles of 1 row × 1 token. Rows are handed out in order, the
- *                            first half to one core and the second to the other, so each
- *                            core reads one long contiguous stretch of W: the memory
- *                            system's prefetcher then runs at full speed. (Tiles of
- *                            several rows read several separate streams at once, which
- *                            on this kind of machine halves the speed from memory.)
+ *   one token (linear):      each weight is used once, so the speed is that of reading
+ *                            W from memory. Tiles of 4 rows × 1 token, the 4 rows taken
+ *                            from 4 distant parts of W so that each part is read as one
+ *                            long stream (see walk below).
  *   T tokens (linear_batch): tiles of 8 rows × 3 tokens. One step loads 8 weight
  *                            vectors and 3 token vectors and does 24 multiply-adds with
  *                            them, enough work per load to keep the multiply-add units
@@ -27,11 +25,13 @@
  * Two implementations of the tile: plain C (portable; the compiler vectorises the
  * 16-lane loops) and AVX-512 intrinsics, chosen at compile time when the compiler
  * targets AVX-512 (-march=native on a machine that has it). The portable one cannot
- * keep 24 running 16-lane sums in registers, nor use fused multiply-add, because C
- * rounds a * b + c twice; the intrinsics can, which is worth 2-5× here.
+ * keep 24 running 16-lane sums in registers, nor use fused multiply-add (C rounds
+ * a * b + c twice, and that is what it must compute); the intrinsics can, which makes
+ * the batched form about 3× faster (ch04_mlp/bench/bench_linear.c measures both).
  */
 #include "linear.h"
 
+#include <omp.h>
 #include <string.h>
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
@@ -41,9 +41,10 @@
 #define LINEAR_AVX512 0
 #endif
 
-#define LANES 16  /* running sums per output: one 512-bit vector of float32 */
-#define ROWS 8    /* rows of W per batched tile */
-#define TOKENS 3  /* tokens per batched tile */
+#define LANES   16 /* running sums per output: one 512-bit vector of float32 */
+#define ROWS    8  /* rows of W per batched tile */
+#define TOKENS  3  /* tokens per batched tile */
+#define STREAMS 4  /* rows per tile for one token */
 
 #define ALWAYS_INLINE __attribute__((always_inline))
 
@@ -66,9 +67,10 @@ void linear_ref(const Tensor *w, const float *x, int64_t T, float *y) {
 }
 
 /* ------------------------------------------------------------------------------------
- * Plain-C tile. R ≤ ROWS rows starting at w (row length in), C ≤ TOKENS tokens starting
- * at x (token length in); writes y[c * out + r]. R and C are constants at every call,
- * so the compiler unrolls the r and c loops and vectorises the 16-lane loops.
+ * Plain-C tile: R rows of W (row r at w + r·w_step bytes, `in` weights each) times C
+ * tokens (token c at x + c·in); output (r, c) goes to y[c·out + r·y_step]. R and C are
+ * constants at every call, so the compiler unrolls the r and c loops and vectorises
+ * the 16-lane loops.
  * ------------------------------------------------------------------------------------ */
 
 /* 16 weights of one row from position k, widened to float32 — or, when partial,
@@ -78,21 +80,24 @@ static inline ALWAYS_INLINE void widen_portable(DType dt, const void *row, int64
     for (int j = 0; j < LANES; j++) {
         float v = 0.0f;
         if (!partial || j < n) {
-            if (dt == DTYPE_BF16) v = bf16_to_f32(((const uint16_t *)row)[k + j]);
-            else if (dt == DTYPE_F16) v = f16_to_f32(((const uint16_t *)row)[k + j]);
-            else v = ((const float *)row)[k + j];
+            if (dt == DTYPE_BF16)
+                v = bf16_to_f32(((const uint16_t *)row)[k + j]);
+            else if (dt == DTYPE_F16)
+                v = f16_to_f32(((const uint16_t *)row)[k + j]);
+            else
+                v = ((const float *)row)[k + j];
         }
         lane[j] = v;
     }
 }
 
 /* One step of the tile: 16 positions starting at k (n of them when partial). */
-static inline ALWAYS_INLINE void step_portable(DType dt, const char *w, int64_t row_bytes, const float *x, int64_t in,
-                                               int64_t k, int n, int partial, int R, int C,
+static inline ALWAYS_INLINE void step_portable(DType dt, const char *w, int64_t w_step, const float *x,
+                                               int64_t in, int64_t k, int n, int partial, int R, int C,
                                                float acc[ROWS][TOKENS][LANES]) {
     float wl[ROWS][LANES], xl[TOKENS][LANES]; /* this step's weights and inputs */
 #pragma GCC unroll 8
-    for (int r = 0; r < R; r++) widen_portable(dt, w + r * row_bytes, k, n, partial, wl[r]);
+    for (int r = 0; r < R; r++) widen_portable(dt, w + r * w_step, k, n, partial, wl[r]);
 #pragma GCC unroll 3
     for (int c = 0; c < C; c++)
         for (int j = 0; j < LANES; j++) xl[c][j] = !partial || j < n ? x[c * in + k + j] : 0.0f;
@@ -112,16 +117,16 @@ static inline float lanes_sum(float *lane) {
     return lane[0];
 }
 
-static inline ALWAYS_INLINE void tile_portable(DType dt, const void *w, int64_t in, const float *x, float *y,
-                                               int64_t out, int R, int C) {
-    int64_t row_bytes = in * elem_size(dt);
+static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t w_step, int64_t in,
+                                               const float *x, float *y, int64_t y_step, int64_t out, int R,
+                                               int C) {
     float acc[ROWS][TOKENS][LANES]; /* running sums of output (r, c) */
     memset(acc, 0, sizeof acc);
     int64_t k = 0;
-    for (; k + LANES <= in; k += LANES) step_portable(dt, w, row_bytes, x, in, k, LANES, 0, R, C, acc);
-    if (k < in) step_portable(dt, w, row_bytes, x, in, k, (int)(in - k), 1, R, C, acc);
+    for (; k + LANES <= in; k += LANES) step_portable(dt, w, w_step, x, in, k, LANES, 0, R, C, acc);
+    if (k < in) step_portable(dt, w, w_step, x, in, k, (int)(in - k), 1, R, C, acc);
     for (int r = 0; r < R; r++)
-        for (int c = 0; c < C; c++) y[c * out + r] = lanes_sum(acc[r][c]);
+        for (int c = 0; c < C; c++) y[c * out + r * y_step] = lanes_sum(acc[r][c]);
 }
 
 /* ------------------------------------------------------------------------------------
@@ -142,13 +147,13 @@ static inline ALWAYS_INLINE __m512 widen_avx512(DType dt, const void *p, __mmask
 }
 
 /* One step of the tile: 16 positions starting at k. */
-static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t row_bytes, const float *x, int64_t in,
-                                             int64_t k, __mmask16 mask, int partial, int R, int C,
+static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_step, const float *x,
+                                             int64_t in, int64_t k, __mmask16 mask, int partial, int R, int C,
                                              __m512 acc[ROWS][TOKENS]) {
     int esize = elem_size(dt);
     __m512 wv[ROWS];
 #pragma GCC unroll 8
-    for (int r = 0; r < R; r++) wv[r] = widen_avx512(dt, w + r * row_bytes + k * esize, mask, partial);
+    for (int r = 0; r < R; r++) wv[r] = widen_avx512(dt, w + r * w_step + k * esize, mask, partial);
 #pragma GCC unroll 3
     for (int c = 0; c < C; c++) {
         __m512 xv = partial ? _mm512_maskz_loadu_ps(mask, x + c * in + k) : _mm512_loadu_ps(x + c * in + k);
@@ -157,21 +162,21 @@ static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t ro
     }
 }
 
-static inline ALWAYS_INLINE void tile_avx512(DType dt, const void *w, int64_t in, const float *x, float *y,
-                                             int64_t out, int R, int C) {
-    int64_t row_bytes = in * elem_size(dt);
+static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_step, int64_t in,
+                                             const float *x, float *y, int64_t y_step, int64_t out, int R,
+                                             int C) {
     __m512 acc[ROWS][TOKENS];
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 3
         for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
     int64_t k = 0;
-    for (; k + LANES <= in; k += LANES) step_avx512(dt, w, row_bytes, x, in, k, 0, 0, R, C, acc);
-    if (k < in) step_avx512(dt, w, row_bytes, x, in, k, (__mmask16)((1u << (in - k)) - 1), 1, R, C, acc);
+    for (; k + LANES <= in; k += LANES) step_avx512(dt, w, w_step, x, in, k, 0, 0, R, C, acc);
+    if (k < in) step_avx512(dt, w, w_step, x, in, k, (__mmask16)((1u << (in - k)) - 1), 1, R, C, acc);
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 3
-        for (int c = 0; c < C; c++) y[c * out + r] = _mm512_reduce_add_ps(acc[r][c]);
+        for (int c = 0; c < C; c++) y[c * out + r * y_step] = _mm512_reduce_add_ps(acc[r][c]);
 }
 
 #endif /* LINEAR_AVX512 */
@@ -180,31 +185,35 @@ static inline ALWAYS_INLINE void tile_avx512(DType dt, const void *w, int64_t in
  * The tiles as functions, one per (implementation, dtype, shape). A tile does hundreds
  * of multiply-adds, so calling it through a pointer costs nothing measurable, and the
  * loops below stay free of dtype switches.
+ *
+ * A tile's rows need not be neighbours: row r starts at w + r·w_step bytes and its
+ * outputs go to y[c·out + r·y_step]. That lets one tile take rows from several distant
+ * parts of W (see walk).
  * ------------------------------------------------------------------------------------ */
 
-typedef void TileFn(const void *w, int64_t in, const float *x, float *y, int64_t out);
+typedef void TileFn(const char *w, int64_t w_step, int64_t in, const float *x, float *y, int64_t y_step,
+                    int64_t out);
 
 typedef struct {
-    TileFn *full;      /* ROWS × TOKENS */
-    TileFn *rows_one;  /* ROWS × 1: the tokens left over after the groups of TOKENS */
-    TileFn *one_full;  /* 1 × TOKENS: the rows left over after the groups of ROWS */
-    TileFn *one_one;   /* 1 × 1: one token (linear) and the last corner */
+    TileFn *full;     /* ROWS × TOKENS */
+    TileFn *rows_one; /* ROWS × 1: the tokens left over after the groups of TOKENS */
+    TileFn *one_full; /* 1 × TOKENS: the rows left over after the groups of ROWS */
+    TileFn *one_one;  /* 1 × 1: the last corner */
+    TileFn *streams;  /* STREAMS × 1: one token */
 } Tiles;
 
-#define DEFINE_TILES(name, impl, dt)                                                                    \
-    static void name##_full(const void *w, int64_t in, const float *x, float *y, int64_t out) {         \
-        impl(dt, w, in, x, y, out, ROWS, TOKENS);                                                       \
-    }                                                                                                   \
-    static void name##_rows_one(const void *w, int64_t in, const float *x, float *y, int64_t out) {     \
-        impl(dt, w, in, x, y, out, ROWS, 1);                                                            \
-    }                                                                                                   \
-    static void name##_one_full(const void *w, int64_t in, const float *x, float *y, int64_t out) {     \
-        impl(dt, w, in, x, y, out, 1, TOKENS);                                                          \
-    }                                                                                                   \
-    static void name##_one_one(const void *w, int64_t in, const float *x, float *y, int64_t out) {      \
-        impl(dt, w, in, x, y, out, 1, 1);                                                               \
-    }                                                                                                   \
-    static const Tiles name = {name##_full, name##_rows_one, name##_one_full, name##_one_one};
+#define DEFINE_TILE(name, impl, dt, R, C)                                                                    \
+    static void name(const char *w, int64_t w_step, int64_t in, const float *x, float *y, int64_t y_step,    \
+                     int64_t out) {                                                                          \
+        impl(dt, w, w_step, in, x, y, y_step, out, R, C);                                                    \
+    }
+#define DEFINE_TILES(name, impl, dt)                                                                         \
+    DEFINE_TILE(name##_full, impl, dt, ROWS, TOKENS)                                                         \
+    DEFINE_TILE(name##_rows_one, impl, dt, ROWS, 1)                                                          \
+    DEFINE_TILE(name##_one_full, impl, dt, 1, TOKENS)                                                        \
+    DEFINE_TILE(name##_one_one, impl, dt, 1, 1)                                                              \
+    DEFINE_TILE(name##_streams, impl, dt, STREAMS, 1)                                                        \
+    static const Tiles name = {name##_full, name##_rows_one, name##_one_full, name##_one_one, name##_streams};
 
 DEFINE_TILES(portable_bf16, tile_portable, DTYPE_BF16)
 DEFINE_TILES(portable_f16, tile_portable, DTYPE_F16)
@@ -224,53 +233,64 @@ static const Tiles *tiles_for(DType dt, int portable) {
 }
 
 /* ------------------------------------------------------------------------------------
- * The loops over tiles. OpenMP splits the rows of W between the cores (static
- * schedule: contiguous halves); every thread writes only its own outputs.
+ * The loops over tiles. Each thread takes a contiguous share of the rows of W and
+ * writes only their outputs.
  * ------------------------------------------------------------------------------------ */
 
-/* One token: each row of W is one 1 × 1 tile, read front to back. */
-static void gemv(const Tiles *k, const Tensor *w, const float *x, float *y) {
-    int64_t out = w->shape[0], in = w->shape[1];
-    const char *data = w->data;
-    int64_t row_bytes = in * dtype_size(w->dtype);
-#pragma omp parallel for schedule(static)
-    for (int64_t o = 0; o < out; o++) k->one_one(data + o * row_bytes, in, x, y + o, out);
+/* This thread's rows: [*first, *last), contiguous, about out / threads of them. */
+static void my_rows(int64_t out, int64_t *first, int64_t *last) {
+    int n = omp_get_num_threads(), id = omp_get_thread_num();
+    *first = out * id / n;
+    *last = out * (id + 1) / n;
 }
 
-/* T tokens: groups of ROWS rows; inside a group, the tokens TOKENS at a time. */
-static void gemm(const Tiles *k, const Tensor *w, const float *x, int64_t T, float *y) {
+/* Both paths walk W the same way. Each thread cuts its rows into `parts` equal parts
+ * and goes through all of them at once: tile j takes row j of every part (its rows lie
+ * part·row_bytes apart). Each part is then read front to back, one long contiguous
+ * stream, which the memory system's prefetcher follows at full speed — tiles of
+ * neighbouring rows would read many short streams instead, and that is up to 40%
+ * slower from memory. The rows left over (fewer than `parts`) go one at a time.
+ *
+ *   one token:  4 parts, tiles of 4 rows × 1 token: four independent running sums, so
+ *               the core need not wait for one multiply-add before starting the next;
+ *   T tokens:   8 parts, tiles of 8 rows × 3 tokens, the tokens 3 at a time (then the
+ *               last 1 or 2 one at a time) while the 8 rows stay in the core's cache. */
+static void walk(const Tiles *k, const Tensor *w, const float *x, int64_t T, float *y) {
     int64_t out = w->shape[0], in = w->shape[1];
     const char *data = w->data;
-    int64_t row_bytes = in * dtype_size(w->dtype);
-    int64_t groups = (out + ROWS - 1) / ROWS;
-#pragma omp parallel for schedule(static)
-    for (int64_t g = 0; g < groups; g++) {
-        int64_t o = g * ROWS;
-        if (o + ROWS <= out) {
+    int64_t row_bytes = in * elem_size(w->dtype);
+    int parts = T == 1 ? STREAMS : ROWS;
+    TileFn *tile_full = k->full, *tile_one = T == 1 ? k->streams : k->rows_one;
+#pragma omp parallel
+    {
+        int64_t first, last;
+        my_rows(out, &first, &last);
+        int64_t part = (last - first) / parts; /* rows per part */
+        for (int64_t j = 0; j < part; j++) {
+            const char *rows = data + (first + j) * row_bytes; /* row j of the first part */
+            float *yj = y + first + j;                         /* its output for token 0 */
             int64_t t = 0;
-            for (; t + TOKENS <= T; t += TOKENS) k->full(data + o * row_bytes, in, x + t * in, y + t * out + o, out);
-            for (; t < T; t++) k->rows_one(data + o * row_bytes, in, x + t * in, y + t * out + o, out);
-        } else { /* the last out % ROWS rows, one at a time */
-            for (; o < out; o++) {
-                int64_t t = 0;
-                for (; t + TOKENS <= T; t += TOKENS)
-                    k->one_full(data + o * row_bytes, in, x + t * in, y + t * out + o, out);
-                for (; t < T; t++) k->one_one(data + o * row_bytes, in, x + t * in, y + t * out + o, out);
-            }
+            for (; t + TOKENS <= T; t += TOKENS)
+                tile_full(rows, part * row_bytes, in, x + t * in, yj + t * out, part, out);
+            for (; t < T; t++) tile_one(rows, part * row_bytes, in, x + t * in, yj + t * out, part, out);
+        }
+        for (int64_t o = first + parts * part; o < last; o++) {
+            int64_t t = 0;
+            for (; t + TOKENS <= T; t += TOKENS)
+                k->one_full(data + o * row_bytes, 0, in, x + t * in, y + t * out + o, 0, out);
+            for (; t < T; t++) k->one_one(data + o * row_bytes, 0, in, x + t * in, y + t * out + o, 0, out);
         }
     }
 }
 
-void linear(const Tensor *w, const float *x, float *y) { gemv(tiles_for(w->dtype, 0), w, x, y); }
+void linear(const Tensor *w, const float *x, float *y) { walk(tiles_for(w->dtype, 0), w, x, 1, y); }
 
 void linear_batch(const Tensor *w, const float *x, int64_t T, float *y) {
-    if (T == 1) gemv(tiles_for(w->dtype, 0), w, x, y);
-    else gemm(tiles_for(w->dtype, 0), w, x, T, y);
+    walk(tiles_for(w->dtype, 0), w, x, T, y);
 }
 
 void linear_batch_portable(const Tensor *w, const float *x, int64_t T, float *y) {
-    if (T == 1) gemv(tiles_for(w->dtype, 1), w, x, y);
-    else gemm(tiles_for(w->dtype, 1), w, x, T, y);
+    walk(tiles_for(w->dtype, 1), w, x, T, y);
 }
 
 const char *linear_kernel_name(void) { return LINEAR_AVX512 ? "AVX-512" : "portable C"; }

@@ -22,8 +22,8 @@
  *   linear_ref    the formula as written, one output at a time. Easy to check by eye;
  *                 the tests hold the fast versions against it.
  *   linear        one token (generating text). Each weight is used exactly once, so the
- *                 time is the time to read W from memory: the loop streams the rows in
- *                 order on all cores.
+ *                 time is the time to read W from memory: each core reads its share of
+ *                 the rows as a few long contiguous streams.
  *   linear_batch  T tokens (reading a prompt). Each weight row, once loaded, is used for
  *                 several tokens and each token for several rows, so the time goes
  *                 into multiply-adds instead of memory traffic.
@@ -36,7 +36,10 @@
  *
  * The caller checks the shapes when it loads W (w->ndim == 2, w->shape[1] == in);
  * these functions trust them. W's data needs only the alignment of its element type,
- * as in a memory-mapped safetensors file.
+ * as in a memory-mapped safetensors file. y is overwritten and must not overlap x.
+ * The work is spread over the OpenMP threads; called from inside a parallel region
+ * (with nested parallelism off, OpenMP's default) it runs on the calling thread alone,
+ * with the same results.
  */
 #ifndef LINEAR_H
 #define LINEAR_H
