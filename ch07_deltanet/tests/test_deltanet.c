@@ -1,0 +1,506 @@
+/* test_deltanet — the Gated DeltaNet layer (common/deltanet.h).
+ *
+ *   - the chapter's hand-worked 2 × 2 table: writing, reading, overwriting with the
+ *     delta rule, half a write with β = 0.5, decaying with α = 0.5;
+ *   - the short convolution on numbers small enough to check by hand;
+ *   - the fast delta_rule equals the four-loop delta_rule_ref bit for bit, with more
+ *     value heads than key heads, from an empty and from a given table, on 1 and 2
+ *     threads;
+ *   - every intermediate of the layer against the PyTorch reference
+ *     (reference/golden/tiny_forward.safetensors, float64 math on the tiny checkpoint
+ *     in $TINY, which has 2 key heads and 4 value heads), for all three DeltaNet
+ *     layers and for a 33-token run;
+ *   - reading a text token by token (conv state + tables) equals one pass, and so
+ *     does handing the state over between two halves.
+ */
+#include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "activations.h"
+#include "compare.h"
+#include "deltanet.h"
+#include "golden_fixture.h"
+#include "norm.h"
+#include "safetensors.h"
+#include "util.h"
+
+/* ---- the chapter's 2 × 2 example, by hand ---------------------------------- */
+
+/* One token through delta_rule on a single 2 × 2 table (one key head, one value head). */
+static void one_step(const float k[2], const float v[2], const float q[2], float alpha, float beta,
+                     const float S0[4], float S[4], float o[2]) {
+    float g = logf(alpha);
+    delta_rule(q, k, v, &g, &beta, 1, 1, 1, 2, 2, S0, S, o);
+}
+
+START_TEST(hand_worked_table) {
+    const float k1[2] = {1, 0}, k2[2] = {0, 1}, v1[2] = {3, 1}, v2[2] = {-1, 2};
+    /* Writing k1 → (3, 1), then k2 → (−1, 2), into an empty table with β = 1 and no
+     * decay: nothing is there to look up (pred = 0), so each write is k vᵀ and the
+     * table is [[3, 1], [−1, 2]], row i = what key i stored. */
+    float q[2 * 2] = {1, 0, 0.6f, 0.8f}, k[2 * 2] = {1, 0, 0, 1}, v[2 * 2] = {3, 1, -1, 2};
+    float g[2] = {0, 0}, beta[2] = {1, 1}, S[4], o[2 * 2];
+    delta_rule(q, k, v, g, beta, 2, 1, 1, 2, 2, NULL, S, o);
+    ck_assert_float_eq(S[0], 3);
+    ck_assert_float_eq(S[1], 1);
+    ck_assert_float_eq(S[2], -1);
+    ck_assert_float_eq(S[3], 2);
+    /* Reading after token 1 with q = (1, 0): exactly what k1 stored. */
+    ck_assert_float_eq(o[0], 3);
+    ck_assert_float_eq(o[1], 1);
+    /* Reading after token 2 with q = (0.6, 0.8): 0.6 (3, 1) + 0.8 (−1, 2) = (1.0, 2.2). */
+    ck_assert_float_eq_tol(o[2], 1.0f, 1e-6f);
+    ck_assert_float_eq_tol(o[3], 2.2f, 1e-6f);
+
+    /* DeltaNet, β = 1: k1 should now hold (5, 0). Looked up first: (3, 1); the
+     * difference (2, −1) is written, and reading k1 gives exactly (5, 0). The k2 row
+     * is untouched. */
+    const float table[4] = {3, 1, -1, 2}, v_new[2] = {5, 0};
+    float T1[4], r[2];
+    one_step(k1, v_new, k1, 1.0f, 1.0f, table, T1, r);
+    ck_assert_float_eq(r[0], 5);
+    ck_assert_float_eq(r[1], 0);
+    ck_assert_float_eq(T1[2], -1);
+    ck_assert_float_eq(T1[3], 2);
+    /* β = 0.5 goes half way: (3, 1) + 0.5 (2, −1) = (4, 0.5). */
+    one_step(k1, v_new, k1, 1.0f, 0.5f, table, T1, r);
+    ck_assert_float_eq(r[0], 4);
+    ck_assert_float_eq(r[1], 0.5f);
+    /* Gated DeltaNet, α = 0.5: the whole table is halved first, then k1 is
+     * overwritten with (5, 0); the k2 row, not written again, fades to (−0.5, 1). */
+    one_step(k1, v_new, k2, 0.5f, 1.0f, table, T1, r);
+    ck_assert_float_eq_tol(T1[0], 5, 1e-6f);
+    ck_assert_float_eq_tol(T1[1], 0, 1e-6f);
+    ck_assert_float_eq_tol(r[0], -0.5f, 1e-6f);
+    ck_assert_float_eq_tol(r[1], 1.0f, 1e-6f);
+    /* Same key written again with β = 1: nothing piles up (linear attention would read (8, 1)). */
+    one_step(k1, v_new, k1, 1.0f, 1.0f, T1, T1, r);
+    ck_assert_float_eq_tol(r[0], 5, 1e-6f);
+    ck_assert_float_eq_tol(r[1], 0, 1e-6f);
+    (void)v1, (void)v2;
+}
+END_TEST
+
+/* ---- the short convolution, by hand ------------------------------------------ */
+
+static float silu(float x) { return x / (1.0f + expf(-x)); }
+
+START_TEST(conv_by_hand) {
+    /* Two channels, window 3. Channel 0 taps (1, 2, 3) (oldest first), channel 1 taps
+     * (0, 0, 1) (passes the current token through). Inputs 1, 2, 3, 4 on channel 0 and
+     * 10, 20, 30, 40 on channel 1. */
+    const float w[3 * 2] = {1, 0, 2, 0, 3, 1}; /* [kernel, C] */
+    const float x[4 * 2] = {1, 10, 2, 20, 3, 30, 4, 40};
+    float state[2 * 2] = {0}, out[4 * 2];
+    causal_conv_silu(x, 4, 2, 3, w, state, out);
+    /* Channel 0: t0 = 3·1 = 3; t1 = 2·1 + 3·2 = 8; t2 = 1 + 4 + 9 = 14; t3 = 2 + 6 + 12 = 20. */
+    const float pre0[4] = {3, 8, 14, 20};
+    for (int t = 0; t < 4; t++) {
+        ck_assert_float_eq_tol(out[t * 2], silu(pre0[t]), 1e-5f);
+        ck_assert_float_eq_tol(out[t * 2 + 1], silu(x[t * 2 + 1]), 1e-5f);
+    }
+    /* The state keeps the last two pre-conv vectors: (3, 30), (4, 40). */
+    ck_assert_float_eq(state[0], 3);
+    ck_assert_float_eq(state[1], 30);
+    ck_assert_float_eq(state[2], 4);
+    ck_assert_float_eq(state[3], 40);
+    /* One more token, 5 on channel 0: 1·3 + 2·4 + 3·5 = 26 — the state supplied the past. */
+    const float x5[2] = {5, 50};
+    float o5[2];
+    causal_conv_silu(x5, 1, 2, 3, w, state, o5);
+    ck_assert_float_eq_tol(o5[0], silu(26), 1e-5f);
+    ck_assert_float_eq(state[0], 4);
+    ck_assert_float_eq(state[2], 5);
+}
+END_TEST
+
+/* silu_vec against silu computed in double, over [-100, 100] (beyond, silu(x) is x
+ * or rounds to nothing): within 2e-7 relative, i.e. 1-3 float32 steps (a step is
+ * 6e-8 to 1.2e-7 of a value); far out it gives exactly x, resp. (minus) almost 0. */
+START_TEST(silu_vec_matches_siluf) {
+    enum { N = 200001 };
+    float *x = xmalloc(sizeof(float) * N), *y = xmalloc(sizeof(float) * N);
+    for (int i = 0; i < N; i++) x[i] = -100.0f + 200.0f * (float)i / (N - 1);
+    silu_vec(y, x, N);
+    double worst = 0, worst_f = 0;
+    for (int i = 0; i < N; i++) {
+        double want = x[i] / (1.0 + exp(-(double)x[i])), rel = fabs(y[i] - want) / fmax(fabs(want), 1e-30);
+        if (fabs(want) > 1e-30 && rel > worst) worst = rel;
+        double rel_f = fabs(siluf(x[i]) - want) / fmax(fabs(want), 1e-30);
+        if (fabs(want) > 1e-30 && rel_f > worst_f) worst_f = rel_f;
+    }
+    printf("OK   silu_vec vs silu in double on [-100, 100]: max rel %.3g (siluf: %.3g)\n", worst, worst_f);
+    ck_assert_msg(worst < 2e-7, "silu_vec differs from silu by %g relative", worst);
+    const float big[4] = {1e30f, 120.0f, -120.0f, -1e30f};
+    float out[4];
+    silu_vec(out, big, 4);
+    ck_assert_float_eq(out[0], 1e30f);
+    ck_assert_float_eq(out[1], 120.0f);
+    ck_assert(fabsf(out[2]) < 1e-30f && fabsf(out[3]) < 1e-6f);
+    ck_assert(!isnan(out[3]));
+    free(x), free(y);
+}
+END_TEST
+
+/* A small, repeatable stream of numbers in [-0.5, 0.5). */
+static float frand(unsigned *s) {
+    *s = *s * 1664525u + 1013904223u;
+    return (float)((*s >> 8) & 0xffff) / 65536.0f - 0.5f;
+}
+
+/* gated_norm_heads (the layer's fast path) against norm.h's gated_rmsnorm (the
+ * reference, summing in double and taking silu one value at a time): 4 heads of 128,
+ * outputs of very different sizes per head. Each output is a handful of float32
+ * operations from its inputs, so 1e-6 relative (~10 float32 steps) is ample, and far
+ * below what a wrong formula gives (a missing gate or 1 + w: 10% and more). */
+START_TEST(gated_norm_matches_norm_module) {
+    enum { H = 4, D = 128 };
+    unsigned s = 3;
+    float o[H * D], z[H * D], w[D], fast[H * D], ref[H * D];
+    for (int h = 0; h < H; h++)
+        for (int j = 0; j < D; j++)
+            o[h * D + j] = frand(&s) * powf(10.0f, (float)h - 2), z[h * D + j] = 8 * frand(&s);
+    for (int j = 0; j < D; j++) w[j] = 1.0f + 0.2f * frand(&s);
+    Tensor wt = {.name = "norm.weight", .dtype = DTYPE_F32, .ndim = 1, .shape = {D}, .numel = D, .data = w};
+    gated_norm_heads(fast, o, z, w, H, D, 1e-6f);
+    gated_rmsnorm(ref, o, z, H, D, &wt, 1e-6f);
+    ck_assert(
+        compare_f32("gated_norm_heads vs gated_rmsnorm", "4 x 128", fast, ref, H * D, 1e-30, 1e-6, NULL));
+}
+END_TEST
+
+/* ---- fast delta rule == the four loops ---------------------------------------- */
+
+START_TEST(fast_equals_reference) {
+    /* 3 key heads, 6 value heads (each key head read by two), 9 tokens; value widths
+     * for every path of delta_rule: 128 (the model's, 8 vectors of 16), 16 (one
+     * vector: the tiny model), 64 (4 vectors), 40 (not whole vectors: plain loops). */
+    enum { T = 9, NK = 3, NV = 6, DK = 24 };
+    const int widths[] = {128, 16, 64, 40};
+    for (size_t w = 0; w < ARRAY_LEN(widths); w++) {
+        int DV = widths[w];
+        unsigned s = 7 + (unsigned)w;
+        float *q = xmalloc(sizeof(float) * T * NK * DK), *k = xmalloc(sizeof(float) * T * NK * DK);
+        float *v = xmalloc(sizeof(float) * T * NV * DV), g[T * NV], beta[T * NV];
+        for (int i = 0; i < T * NK * DK; i++) q[i] = frand(&s), k[i] = frand(&s);
+        for (int i = 0; i < T * NV * DV; i++) v[i] = frand(&s);
+        for (int i = 0; i < T * NV; i++) g[i] = -fabsf(frand(&s)) * 4, beta[i] = frand(&s) + 0.5f;
+        size_t n_tab = (size_t)NV * DK * DV, n_out = (size_t)T * NV * DV;
+        float *S0 = xmalloc(sizeof(float) * n_tab);
+        for (size_t i = 0; i < n_tab; i++) S0[i] = frand(&s);
+
+        for (int from_table = 0; from_table < 2; from_table++) {
+            const float *init = from_table ? S0 : NULL;
+            float *S_ref = xmalloc(sizeof(float) * n_tab), *o_ref = xmalloc(sizeof(float) * n_out);
+            delta_rule_ref(q, k, v, g, beta, T, NK, NV, DK, DV, init, S_ref, o_ref);
+            for (int threads = 1; threads <= 2; threads++) {
+                omp_set_num_threads(threads);
+                float *S = xmalloc(sizeof(float) * n_tab), *o = xmalloc(sizeof(float) * n_out);
+                delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, init, S, o);
+                ck_assert_msg(memcmp(S, S_ref, sizeof(float) * n_tab) == 0,
+                              "dv %d: tables differ (%d threads)", DV, threads);
+                ck_assert_msg(memcmp(o, o_ref, sizeof(float) * n_out) == 0,
+                              "dv %d: outputs differ (%d threads)", DV, threads);
+                free(S), free(o);
+            }
+            free(S_ref), free(o_ref);
+        }
+        /* S0 == S: continuing in place gives the same as into a new buffer. */
+        float *S_in = xmalloc(sizeof(float) * n_tab), *S_out = xmalloc(sizeof(float) * n_tab);
+        float *o1 = xmalloc(sizeof(float) * n_out), *o2 = xmalloc(sizeof(float) * n_out);
+        memcpy(S_in, S0, sizeof(float) * n_tab);
+        delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, S0, S_out, o1);
+        delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, S_in, S_in, o2);
+        ck_assert(memcmp(S_in, S_out, sizeof(float) * n_tab) == 0);
+        ck_assert(memcmp(o1, o2, sizeof(float) * n_out) == 0);
+        printf(
+            "OK   delta_rule == delta_rule_ref bit for bit, dv %d, 1 and 2 threads, empty and given tables\n",
+            DV);
+        free(S_in), free(S_out), free(o1), free(o2);
+        free(q), free(k), free(v), free(S0);
+    }
+    omp_set_num_threads(2);
+}
+END_TEST
+
+/* ---- against the PyTorch reference ---------------------------------------------- */
+
+/* The goldens and the tiny checkpoint they came from (common/golden_fixture.h). */
+static GoldenFixture fx;
+
+static void open_all(void) { golden_fixture_open(&fx); }
+static void close_all(void) { golden_fixture_close(&fx); }
+
+/* A golden tensor as float32, with its element count checked. */
+static const float *gold(const char *name, int64_t numel) {
+    const Tensor *t = st_find(&fx.golden, name);
+    ck_assert_msg(t != NULL, "golden %s missing", name);
+    ck_assert_msg(t->dtype == DTYPE_F32, "golden %s is not F32", name);
+    ck_assert_msg(t->numel == numel, "golden %s has %lld values, expected %lld", name, (long long)t->numel,
+                  (long long)numel);
+    return t->data;
+}
+
+static int64_t gold_rows(const char *name) {
+    const Tensor *t = st_find(&fx.golden, name);
+    ck_assert_msg(t != NULL, "golden %s missing", name);
+    return t->shape[0];
+}
+
+/* Key-head tensor [T, n_k, d] as the reference stores it, repeated for every value
+ * head ([T, n_v, d]): value head h reads key head h / rep. */
+static float *repeat_heads(const float *x, int T, int n_k, int n_v, int d) {
+    float *y = xmalloc(sizeof(float) * T * n_v * d);
+    for (int t = 0; t < T; t++)
+        for (int h = 0; h < n_v; h++)
+            memcpy(y + ((size_t)t * n_v + h) * d, x + ((size_t)t * n_k + h / (n_v / n_k)) * d,
+                   sizeof(float) * d);
+    return y;
+}
+
+/* "7 x 4 x 16" for the report line. */
+static const char *dims_of(const char *name, char *buf, size_t len) {
+    const Tensor *t = st_find(&fx.golden, name);
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; t && i < t->ndim && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%lld", i ? " x " : "", (long long)t->shape[i]);
+    return buf;
+}
+
+static bool check(const char *prefix, const char *what, const float *got, int64_t n, double atol,
+                  double rtol) {
+    char name[128], shape[64];
+    snprintf(name, sizeof name, "%s.%s", prefix, what);
+    return compare_f32(name, dims_of(name, shape, sizeof shape), got, gold(name, n), n, atol, rtol, NULL);
+}
+
+/* Tolerances. The reference computes in float64 from the same BF16/F32 weights, the
+ * layer in float32, so what is left is float32 rounding (6e-8 relative per
+ * operation) through sums of 64 products (the tiny model's hidden size) and the
+ * recurrence. The values are at most ~4.5 in size (normed; rms 0.03 to 1 depending
+ * on the tensor), and the largest differences seen are 2.3e-6 (normed, ~5 float32
+ * steps at that size) and 1.6e-6 (the 33-token output); every comparison prints its
+ * own. atol 1e-5 + rtol 1e-5 leaves a factor of 4 or more above that, and is still
+ * 1000 times smaller than what a real mistake does (a wrong head, a missing
+ * sqrt(dk), a step out of order, e^g instead of g: 1e-2 and more). Relative
+ * differences near zero (up to 1e-3 on values of 1e-4) are covered by atol. */
+#define ATOL 1e-5
+#define RTOL 1e-5
+
+static void check_layer(int layer, const char *prefix_in, int T, bool all) {
+    const DeltaNetWeights *w = &fx.ck.weights.layers[layer].linear_attn;
+    DeltaNet dn;
+    dn_init(&dn, &fx.ck.config, w);
+    const DeltaNetDims *d = &dn.d;
+    char pre[64], name[96];
+    snprintf(pre, sizeof pre, "%slayer.%d.linear_attn", prefix_in, layer);
+    snprintf(name, sizeof name, "%slayer.%d.input_norm", prefix_in, layer);
+    ck_assert_int_eq(gold_rows(name), T);
+    const float *x = gold(name, (int64_t)T * d->hidden);
+
+    DeltaNetActs a;
+    DeltaNetState st;
+    dn_acts_init(&a, d, T);
+    dn_state_init(&st, d);
+    float *y = xmalloc(sizeof(float) * T * d->hidden);
+    dn_forward(&dn, x, T, y, &st, &a);
+
+    bool ok = true;
+    if (all) {
+        float *q = repeat_heads(a.q, T, d->n_k, d->n_v, d->dk),
+              *k = repeat_heads(a.k, T, d->n_k, d->n_v, d->dk);
+        ok &= check(pre, "qkv", a.qkv, (int64_t)T * d->conv_dim, ATOL, RTOL);
+        ok &= check(pre, "conv", a.conv, (int64_t)T * d->conv_dim, ATOL, RTOL);
+        ok &= check(pre, "q", q, (int64_t)T * d->n_v * d->dk, ATOL, RTOL);
+        ok &= check(pre, "k", k, (int64_t)T * d->n_v * d->dk, ATOL, RTOL);
+        ok &= check(pre, "v", a.v, (int64_t)T * d->value_dim, ATOL, RTOL);
+        ok &= check(pre, "beta", a.beta, (int64_t)T * d->n_v, ATOL, RTOL);
+        ok &= check(pre, "g", a.g, (int64_t)T * d->n_v, ATOL, RTOL);
+        ok &= check(pre, "z", a.z, (int64_t)T * d->value_dim, ATOL, RTOL);
+        ok &= check(pre, "normed", a.normed, (int64_t)T * d->value_dim, ATOL, RTOL);
+        free(q), free(k);
+    }
+    ok &= check(pre, "core", a.core, (int64_t)T * d->value_dim, ATOL, RTOL);
+    ok &= check(pre, "state", st.S, (int64_t)d->n_v * d->dk * d->dv, ATOL, RTOL);
+    ok &= check(pre, "out", y, (int64_t)T * d->hidden, ATOL, RTOL);
+    ck_assert_int_eq(st.n_tokens, T);
+    ck_assert_msg(ok, "%s differs from the PyTorch reference (see the lines above)", pre);
+
+    free(y);
+    dn_acts_free(&a);
+    dn_state_free(&st);
+    dn_free(&dn);
+}
+
+START_TEST(golden_layers) {
+    /* The tiny model's layers 0, 1, 2 are DeltaNet layers (LLLF). */
+    int T = (int)gold_rows("ids");
+    for (int layer = 0; layer < 3; layer++) {
+        ck_assert(fx.ck.weights.layers[layer].type == LAYER_LINEAR_ATTENTION);
+        check_layer(layer, "", T, true);
+    }
+}
+END_TEST
+
+START_TEST(golden_long) { check_layer(0, "long.", (int)gold_rows("long.ids"), false); }
+END_TEST
+
+/* The layer's input, as the demo builds it: embedding rows, then input_layernorm. */
+START_TEST(golden_input) {
+    int T = (int)gold_rows("ids"), H = fx.ck.config.hidden_size;
+    const float *ids = gold("ids", T);
+    float *x = xmalloc(sizeof(float) * T * H);
+    for (int t = 0; t < T; t++)
+        tensor_read_f32(fx.ck.weights.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
+    rmsnorm(x, x, T, H, fx.ck.weights.layers[0].input_layernorm, (float)fx.ck.config.rms_norm_eps);
+    char shape[32];
+    snprintf(shape, sizeof shape, "%d x %d", T, H);
+    ck_assert(compare_f32("layer.0.input_norm", shape, x, gold("layer.0.input_norm", (int64_t)T * H),
+                          (int64_t)T * H, ATOL, RTOL, NULL));
+    free(x);
+}
+END_TEST
+
+/* ---- state: token by token, and two halves -------------------------------------- */
+
+/* The 33-token input through layer 0 in pieces of the given lengths, the state
+ * carried from each piece to the next; returns the outputs [T, hidden] and leaves
+ * the final state in st. */
+static float *run_in_pieces(const DeltaNet *dn, const float *x, int T, const int *lens, int n_pieces,
+                            DeltaNetState *st) {
+    const DeltaNetDims *d = &dn->d;
+    float *y = xmalloc(sizeof(float) * T * d->hidden);
+    int t = 0;
+    for (int p = 0; p < n_pieces; p++) {
+        dn_forward(dn, x + (size_t)t * d->hidden, lens[p], y + (size_t)t * d->hidden, st, NULL);
+        t += lens[p];
+    }
+    ck_assert_int_eq(t, T);
+    ck_assert_int_eq(st->n_tokens, T);
+    return y;
+}
+
+static void compare_runs(const DeltaNet *dn, int T, const float *y1, const DeltaNetState *s1, const float *y2,
+                         const DeltaNetState *s2, const char *what) {
+    const DeltaNetDims *d = &dn->d;
+    char name[128];
+    /* Same projections (linear_batch's rows equal linear() bit for bit), same conv
+     * inputs through the state, same per-head arithmetic: the result is the same to
+     * the last bit, so the tolerance is zero. */
+    snprintf(name, sizeof name, "%s: out", what);
+    ck_assert(compare_f32(name, NULL, y2, y1, (int64_t)T * d->hidden, 0, 0, NULL));
+    snprintf(name, sizeof name, "%s: tables", what);
+    ck_assert(compare_f32(name, NULL, s2->S, s1->S, (int64_t)d->n_v * d->dk * d->dv, 0, 0, NULL));
+    snprintf(name, sizeof name, "%s: conv state", what);
+    ck_assert(
+        compare_f32(name, NULL, s2->conv, s1->conv, (int64_t)(d->kernel - 1) * d->conv_dim, 0, 0, NULL));
+}
+
+START_TEST(token_by_token_equals_full_pass) {
+    DeltaNet dn;
+    dn_init(&dn, &fx.ck.config, &fx.ck.weights.layers[0].linear_attn);
+    int T = (int)gold_rows("long.ids");
+    const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
+    DeltaNetState full, step;
+    dn_state_init(&full, &dn.d);
+    dn_state_init(&step, &dn.d);
+    int whole[1] = {T}, *ones = xmalloc(sizeof(int) * T);
+    for (int t = 0; t < T; t++) ones[t] = 1;
+    float *y1 = run_in_pieces(&dn, x, T, whole, 1, &full);
+    float *y2 = run_in_pieces(&dn, x, T, ones, T, &step);
+    compare_runs(&dn, T, y1, &full, y2, &step, "token by token vs one pass");
+    /* And the one pass is the reference's. */
+    ck_assert(compare_f32("one pass vs reference", NULL, y1,
+                          gold("long.layer.0.linear_attn.out", (int64_t)T * dn.d.hidden),
+                          (int64_t)T * dn.d.hidden, ATOL, RTOL, NULL));
+    free(ones), free(y1), free(y2);
+    dn_state_free(&full), dn_state_free(&step);
+    dn_free(&dn);
+}
+END_TEST
+
+START_TEST(two_halves_equal_one_pass) {
+    DeltaNet dn;
+    dn_init(&dn, &fx.ck.config, &fx.ck.weights.layers[0].linear_attn);
+    int T = (int)gold_rows("long.ids");
+    const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
+    int whole[1] = {T};
+    /* Halves of every split, including pieces shorter than the conv history (1, 2)
+     * where the new history still has rows of the old one. */
+    int splits[] = {1, 2, 3, 16, T - 2, T - 1};
+    DeltaNetState one;
+    dn_state_init(&one, &dn.d);
+    float *y1 = run_in_pieces(&dn, x, T, whole, 1, &one);
+    for (size_t i = 0; i < ARRAY_LEN(splits); i++) {
+        int halves[2] = {splits[i], T - splits[i]};
+        DeltaNetState two;
+        dn_state_init(&two, &dn.d);
+        float *y2 = run_in_pieces(&dn, x, T, halves, 2, &two);
+        char what[64];
+        snprintf(what, sizeof what, "halves %d + %d vs one pass", halves[0], halves[1]);
+        compare_runs(&dn, T, y1, &one, y2, &two, what);
+        free(y2);
+        dn_state_free(&two);
+    }
+    /* Three pieces with a one-token piece in the middle. */
+    int three[3] = {5, 1, T - 6};
+    DeltaNetState st3;
+    dn_state_init(&st3, &dn.d);
+    float *y3 = run_in_pieces(&dn, x, T, three, 3, &st3);
+    compare_runs(&dn, T, y1, &one, y3, &st3, "5 + 1 + rest vs one pass");
+    free(y3), free(y1);
+    dn_state_free(&st3), dn_state_free(&one);
+    dn_free(&dn);
+}
+END_TEST
+
+/* Without a state the layer starts from nothing every call: the same as a new state. */
+START_TEST(no_state_is_a_fresh_start) {
+    DeltaNet dn;
+    dn_init(&dn, &fx.ck.config, &fx.ck.weights.layers[0].linear_attn);
+    int T = (int)gold_rows("long.ids");
+    const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
+    float *y1 = xmalloc(sizeof(float) * T * dn.d.hidden), *y2 = xmalloc(sizeof(float) * T * dn.d.hidden);
+    dn_forward(&dn, x, T, y1, NULL, NULL);
+    dn_forward(&dn, x, T, y2, NULL, NULL);
+    ck_assert(memcmp(y1, y2, sizeof(float) * T * dn.d.hidden) == 0);
+    ck_assert(compare_f32("stateless pass vs reference", NULL, y1,
+                          gold("long.layer.0.linear_attn.out", (int64_t)T * dn.d.hidden),
+                          (int64_t)T * dn.d.hidden, ATOL, RTOL, NULL));
+    free(y1), free(y2);
+    dn_free(&dn);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("deltanet");
+    TCase *hand = tcase_create("by hand");
+    tcase_add_test(hand, hand_worked_table);
+    tcase_add_test(hand, conv_by_hand);
+    tcase_add_test(hand, silu_vec_matches_siluf);
+    tcase_add_test(hand, gated_norm_matches_norm_module);
+    tcase_add_test(hand, fast_equals_reference);
+    suite_add_tcase(s, hand);
+    TCase *ref = tcase_create("reference");
+    tcase_add_unchecked_fixture(ref, open_all, close_all);
+    tcase_set_timeout(ref, 120);
+    tcase_add_test(ref, golden_input);
+    tcase_add_test(ref, golden_layers);
+    tcase_add_test(ref, golden_long);
+    tcase_add_test(ref, token_by_token_equals_full_pass);
+    tcase_add_test(ref, two_halves_equal_one_pass);
+    tcase_add_test(ref, no_state_is_a_fresh_start);
+    suite_add_tcase(s, ref);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
