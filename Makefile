@@ -106,7 +106,7 @@ test: $(DEMOS) $(TOOLS) $(TESTS) $(TINY)
 # never replaces the normal binaries.
 test-san:
 	@$(MAKE) --no-print-directory BUILD=build-san BINDIR=build-san/ \
-	  OPT="-O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer" test
+	  OPT="-O1 -g -march=native -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer" test
 
 BENCH_SCRIPTS := $(foreach c,$(CHAPTERS),$(sort $(wildcard $(c)/bench/bench_*.sh)))
 bench: $(DEMOS) $(TOOLS) $(BENCHES)
