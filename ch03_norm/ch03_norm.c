@@ -64,30 +64,15 @@ static Tensor f32_weight(const char *name, const float *values, int n) {
 
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
-    const char *model_flag = NULL, *dump_path = NULL, *ids_flag = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (demo_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        } else if ((v = demo_value("--model", argc, argv, &i))) {
-            model_flag = v;
-        } else if ((v = demo_value("--ids", argc, argv, &i))) {
-            ids_flag = v;
-        } else if ((v = demo_value("--dump", argc, argv, &i))) {
-            dump_path = v;
-        } else {
-            demo_unknown(argv[i]);
-        }
-    }
+    DemoArgs args = demo_parse_args(argc, argv, false, usage, NULL, NULL);
 
     Error err;
     Checkpoint ck;
-    demo_open_checkpoint(&ck, model_flag);
+    demo_open_checkpoint(&ck, args.model);
     const Config *c = &ck.config;
     TokenIds ids;
     char label[256];
-    if (!sentence_ids(&ck, ids_flag, &ids, label, sizeof label, &err)) die("%s", err.msg);
+    if (!sentence_ids(&ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
     int T = ids.n, H = c->hidden_size;
     float eps = (float)c->rms_norm_eps;
     DumpSet dump;
@@ -216,7 +201,7 @@ int main(int argc, char **argv) {
            "sqrt(n)\n",
            pylist(a, sizeof a, gx, 4, 3), length_of(gnorm, 4), length_of(l4, 4));
 
-    dump_write(&dump, dump_path);
+    dump_write(&dump, args.dump);
     dump_free(&dump);
     free(w);
     free(zeros);

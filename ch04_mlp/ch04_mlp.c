@@ -59,30 +59,15 @@ static const char *grouped(long long n, char *buf, size_t size) {
 
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
-    const char *model_flag = NULL, *dump_path = NULL, *ids_flag = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (demo_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        } else if ((v = demo_value("--model", argc, argv, &i))) {
-            model_flag = v;
-        } else if ((v = demo_value("--ids", argc, argv, &i))) {
-            ids_flag = v;
-        } else if ((v = demo_value("--dump", argc, argv, &i))) {
-            dump_path = v;
-        } else {
-            demo_unknown(argv[i]);
-        }
-    }
+    DemoArgs args = demo_parse_args(argc, argv, false, usage, NULL, NULL);
 
     Error err;
     Checkpoint ck;
-    demo_open_checkpoint(&ck, model_flag);
+    demo_open_checkpoint(&ck, args.model);
     const Config *c = &ck.config;
     TokenIds ids;
     char label[256];
-    if (!sentence_ids(&ck, ids_flag, &ids, label, sizeof label, &err)) die("%s", err.msg);
+    if (!sentence_ids(&ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
     int T = ids.n, H = c->hidden_size, I = c->intermediate_size;
     const MlpWeights *mw = &ck.weights.layers[0].mlp;
     char a[512], b[64], d[64];
@@ -153,7 +138,7 @@ int main(int argc, char **argv) {
     printf("%d 个 token 用时 %.1f ms（每个 token 约 %.1fM 次乘加，权重 %.1f MB 从头到尾读一遍）\n", T, ms,
            (double)params / 1e6, (double)params * dtype_size(mw->gate_proj->dtype) / 1e6);
 
-    dump_write(&dump, dump_path);
+    dump_write(&dump, args.dump);
     dump_free(&dump);
     tok_ids_free(&ids);
     ckpt_close(&ck);

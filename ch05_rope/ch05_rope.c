@@ -156,33 +156,15 @@ static void plot_rotation(const RopeTable *rt, const PlotOptions *opt) {
 
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
-    const char *model_flag = NULL, *dump_path = NULL, *ids_flag = NULL;
-    PlotMode plot = PLOT_PNG;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (demo_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        } else if ((v = demo_value("--model", argc, argv, &i))) {
-            model_flag = v;
-        } else if ((v = demo_value("--ids", argc, argv, &i))) {
-            ids_flag = v;
-        } else if ((v = demo_value("--dump", argc, argv, &i))) {
-            dump_path = v;
-        } else if ((v = demo_value("--plot", argc, argv, &i))) {
-            plot = demo_plot_mode(v);
-        } else {
-            demo_unknown(argv[i]);
-        }
-    }
+    DemoArgs args = demo_parse_args(argc, argv, true, usage, NULL, NULL);
 
     Error err;
     Checkpoint ck;
-    demo_open_checkpoint(&ck, model_flag);
+    demo_open_checkpoint(&ck, args.model);
     const Config *c = &ck.config;
     TokenIds ids;
     char label[256];
-    if (!sentence_ids(&ck, ids_flag, &ids, label, sizeof label, &err)) die("%s", err.msg);
+    if (!sentence_ids(&ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
     int T = ids.n, H = c->hidden_size, d = c->head_dim;
 
     /* one table for everything below: the sentence's positions and the far placements */
@@ -275,12 +257,12 @@ int main(int argc, char **argv) {
            same_distance_spread, d - rt.rotary_dim, rest / sqrt(d), rt.rotary_dim);
 
     fflush(stdout);
-    if (plot != PLOT_NONE) {
-        PlotOptions po = {.mode = plot};
+    if (args.plot != PLOT_NONE) {
+        PlotOptions po = {.mode = args.plot};
         plot_wavelengths(&rt, context, &po);
         plot_rotation(&rt, &po);
     }
-    dump_write(&dump, dump_path);
+    dump_write(&dump, args.dump);
     dump_free(&dump);
     free(emb);
     rope_free(&rt);

@@ -59,35 +59,6 @@ static void usage(FILE *to) {
             program_name());
 }
 
-/* ---- command line ------------------------------------------------------------- */
-
-typedef struct {
-    const char *model, *ids, *dump;
-    PlotMode plot;
-} Options;
-
-static Options parse_args(int argc, char **argv) {
-    Options o = {.plot = PLOT_PNG};
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (demo_is_help(argv[i])) {
-            usage(stdout);
-            exit(0);
-        } else if ((v = demo_value("--model", argc, argv, &i))) {
-            o.model = v;
-        } else if ((v = demo_value("--ids", argc, argv, &i))) {
-            o.ids = v;
-        } else if ((v = demo_value("--dump", argc, argv, &i))) {
-            o.dump = v;
-        } else if ((v = demo_value("--plot", argc, argv, &i))) {
-            o.plot = demo_plot_mode(v);
-        } else {
-            demo_unknown(argv[i]);
-        }
-    }
-    return o;
-}
-
 /* One token's text for labels ("公园"). Control characters are shown as \n etc.;
  * a token that is only part of a character (a byte-level piece of a rare
  * character) is shown by its bytes, e.g. <e5 85>. Without a tokenizer: "#id". */
@@ -234,7 +205,7 @@ static void plot_heads(const float *probs, int Hq, int T, int layer, char **labe
 
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
-    Options opt = parse_args(argc, argv);
+    DemoArgs opt = demo_parse_args(argc, argv, true, usage, NULL, NULL);
 
     Error err;
     Checkpoint ck;

@@ -45,12 +45,9 @@
 /* ---- command line ------------------------------------------------------------------ */
 
 typedef struct {
-    const char *model;     /* --model DIR, or NULL: the usual places */
+    DemoArgs common;       /* --model, --ids (the short text's ids), --dump, --plot */
     const char *tokenizer; /* --tokenizer FILE, or NULL: the model folder's */
-    const char *ids;       /* --ids 1,2,3: the short text's ids */
     long sep;              /* --sep ID: joins the copies of --ids (-1: nothing) */
-    const char *dump;      /* --dump FILE */
-    PlotMode plot;
 } Options;
 
 static void usage(FILE *to) {
@@ -77,34 +74,28 @@ static void usage(FILE *to) {
             program_name());
 }
 
-static Options parse_args(int argc, char **argv) {
-    Options o = {.sep = -1, .plot = PLOT_PNG};
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (demo_is_help(argv[i])) {
-            usage(stdout);
-            exit(0);
-        } else if ((v = demo_value("--model", argc, argv, &i))) {
-            o.model = v;
-        } else if ((v = demo_value("--tokenizer", argc, argv, &i))) {
-            o.tokenizer = v;
-        } else if ((v = demo_value("--ids", argc, argv, &i))) {
-            o.ids = v;
-        } else if ((v = demo_value("--dump", argc, argv, &i))) {
-            o.dump = v;
-        } else if ((v = demo_value("--sep", argc, argv, &i))) {
-            char *end;
-            o.sep = strtol(v, &end, 10);
-            if (end == v || *end != '\0' || o.sep < 0 || o.sep > 100000000)
-                die("--sep needs one token id (a whole number), got '%s'", v);
-        } else if ((v = demo_value("--plot", argc, argv, &i))) {
-            o.plot = demo_plot_mode(v);
-        } else {
-            demo_unknown(argv[i]);
-        }
+/* The flags only this demo has. */
+static bool own_flag(void *ctx, int argc, char **argv, int *i) {
+    Options *o = ctx;
+    const char *v;
+    if ((v = demo_value("--tokenizer", argc, argv, i))) {
+        o->tokenizer = v;
+    } else if ((v = demo_value("--sep", argc, argv, i))) {
+        char *end;
+        o->sep = strtol(v, &end, 10);
+        if (end == v || *end != '\0' || o->sep < 0 || o->sep > 100000000)
+            die("--sep needs one token id (a whole number), got '%s'", v);
+    } else {
+        return false;
     }
-    if (o.ids && o.tokenizer) die("--ids and --tokenizer go one at a time");
-    if (o.sep >= 0 && !o.ids) die("--sep goes with --ids");
+    return true;
+}
+
+static Options parse_args(int argc, char **argv) {
+    Options o = {.sep = -1};
+    o.common = demo_parse_args(argc, argv, true, usage, own_flag, &o);
+    if (o.common.ids && o.tokenizer) die("--ids and --tokenizer go one at a time");
+    if (o.sep >= 0 && !o.common.ids) die("--sep goes with --ids");
     return o;
 }
 
@@ -149,8 +140,8 @@ static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids
         tokenize_texts(o->tokenizer, short_ids, long_ids);
         return;
     }
-    if (o->ids) {
-        if (!ids_parse(o->ids, vocab, short_ids, &err)) die("%s", err.msg);
+    if (o->common.ids) {
+        if (!ids_parse(o->common.ids, vocab, short_ids, &err)) die("%s", err.msg);
         if (o->sep >= vocab) die("--sep: id %ld is outside the vocabulary (0 .. %d)", o->sep, vocab - 1);
         copies_of(short_ids, o->sep, long_ids);
         fprintf(stderr, "%s: the long text is %d copies of the --ids%s\n", program_name(), COPIES,
@@ -404,7 +395,7 @@ int main(int argc, char **argv) {
     set_program_name(argv[0]);
     Options opt = parse_args(argc, argv);
     Checkpoint ck;
-    demo_open_checkpoint(&ck, opt.model);
+    demo_open_checkpoint(&ck, opt.common.model);
     const Config *c = &ck.config;
     if (ck.weights.layers[LAYER].type != LAYER_LINEAR_ATTENTION)
         die("%s: layer %d is not a linear-attention (Gated DeltaNet) layer", ck.dir, LAYER);
@@ -459,12 +450,12 @@ int main(int argc, char **argv) {
     rewrite_experiment();
     fflush(stdout);
 
-    if (opt.plot != PLOT_NONE) {
-        PlotOptions po = {.mode = opt.plot};
+    if (opt.common.plot != PLOT_NONE) {
+        PlotOptions po = {.mode = opt.common.plot};
         plot_figures(&ck, &dn, &long_ids, &po);
     }
 
-    if (opt.dump) dump(opt.dump, &dn, texts, inputs, outputs, &acts[0]);
+    if (opt.common.dump) dump(opt.common.dump, &dn, texts, inputs, outputs, &acts[0]);
 
     for (int i = 0; i < 2; i++) {
         free(inputs[i]), free(outputs[i]);

@@ -28,6 +28,28 @@ PlotMode demo_plot_mode(const char *value) {
 
 void demo_unknown(const char *arg) { die("unknown option '%s' (see --help)", arg); }
 
+DemoArgs demo_parse_args(int argc, char **argv, bool with_plot, void (*usage)(FILE *), DemoFlag extra, void *ctx) {
+    DemoArgs a = {.plot = PLOT_PNG};
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if (demo_is_help(argv[i])) {
+            usage(stdout);
+            exit(0);
+        } else if ((v = demo_value("--model", argc, argv, &i))) {
+            a.model = v;
+        } else if ((v = demo_value("--ids", argc, argv, &i))) {
+            a.ids = v;
+        } else if ((v = demo_value("--dump", argc, argv, &i))) {
+            a.dump = v;
+        } else if (with_plot && (v = demo_value("--plot", argc, argv, &i))) {
+            a.plot = demo_plot_mode(v);
+        } else if (!extra || !extra(ctx, argc, argv, &i)) {
+            demo_unknown(argv[i]);
+        }
+    }
+    return a;
+}
+
 void demo_open_checkpoint(Checkpoint *ck, const char *model_flag) {
     Error err;
     char *dir = model_find(model_flag, NULL, &err);

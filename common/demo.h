@@ -3,20 +3,14 @@
  *
  * A demo's main() reads like this:
  *
- *     for (int i = 1; i < argc; i++) {
- *         const char *v;
- *         if (demo_is_help(argv[i])) { usage(stdout); return 0; }
- *         else if ((v = demo_value("--model", argc, argv, &i))) model = v;
- *         else if ((v = demo_value("--plot", argc, argv, &i))) plot = demo_plot_mode(v);
- *         else demo_unknown(argv[i]);
- *     }
+ *     DemoArgs args = demo_parse_args(argc, argv, true, usage, NULL, NULL);
  *     Checkpoint ck;
- *     demo_open_checkpoint(&ck, model);
+ *     demo_open_checkpoint(&ck, args.model);
  *     DumpSet dump;
  *     dump_init(&dump);
  *     float *x = dump_buffer(&dump, "embed", 2, (int64_t[]){T, H});   // [T, H]
  *     ...
- *     dump_write(&dump, dump_path);   // nothing when dump_path is NULL
+ *     dump_write(&dump, args.dump);   // nothing without --dump
  *     dump_free(&dump);
  *
  * Every failure is one line on stderr and exit status 1 (die()).
@@ -32,6 +26,21 @@
 #include "safetensors.h"
 
 /* ---- the command line ----------------------------------------------------- */
+
+/* The flags every demo that runs on weights takes. */
+typedef struct {
+    const char *model; /* --model DIR (NULL: $QWEN35_MODEL, models/, the HF cache) */
+    const char *ids;   /* --ids 1,2,3 (NULL: the book's sentence; sentence.h) */
+    const char *dump;  /* --dump FILE (NULL: no dump) */
+    PlotMode plot;     /* --plot=png|ascii|none (PLOT_PNG unless given) */
+} DemoArgs;
+
+/* A demo's own flags: true when argv[*i] is one of them (take a value with demo_value). */
+typedef bool (*DemoFlag)(void *ctx, int argc, char **argv, int *i);
+
+/* Reads --help (usage on stdout, exit 0), --model, --ids, --dump and, when with_plot,
+ * --plot; hands every other argument to extra (may be NULL); anything left is an error. */
+DemoArgs demo_parse_args(int argc, char **argv, bool with_plot, void (*usage)(FILE *), DemoFlag extra, void *ctx);
 
 /* --help or -h. */
 bool demo_is_help(const char *arg);
