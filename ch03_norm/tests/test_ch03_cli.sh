@@ -3,25 +3,10 @@
 # the tiny checkpoint whose weight-independent lines are checked against hand values.
 set -u
 demo="${BINDIR:-}ch03_norm/ch03_norm"
-tiny="${TINY:-build/tiny}"
-out=$(mktemp) err=$(mktemp) dump=$(mktemp)
-trap 'rm -f "$out" "$err" "$dump"' EXIT
-fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"; exit 1; }
+. mk/testlib.sh
+dump="$tmp/dump"
 
-# expect_error WHAT PATTERN ARGS...: exit 1, one line on stderr matching PATTERN, nothing on stdout
-expect_error() {
-    what=$1 pattern=$2; shift 2
-    "$demo" "$@" >"$out" 2>"$err"; rc=$?
-    [ $rc -eq 1 ] || fail "$what: exit $rc, expected 1"
-    grep -q -- "$pattern" "$err" || fail "$what: stderr does not say '$pattern'"
-    [ ! -s "$out" ] || fail "$what: printed on stdout"
-    echo "ok   $what"
-}
-
-"$demo" --help >"$out" 2>"$err" || fail "--help exits non-zero"
-grep -q '^usage: .*--model DIR' "$out" || fail "--help prints no usage line"
-[ "$(wc -l <"$out")" -le 25 ] || fail "--help is longer than one screen"
-echo "ok   --help"
+expect_help '^usage: .*--model DIR'
 
 expect_error "unknown flag" "unknown option '--frobnicate'" --frobnicate
 expect_error "--model without a value" "--model needs a value" --model
@@ -46,14 +31,14 @@ grep -q 'RMSNorm（w = 0）之后长度 2.0000 = sqrt(4)，l2norm 之后长度 1
 for name in '"ids"' '"embed"' '"layer.0.input_norm"' '"gated_example.out"' '"l2norm_example.out"'; do
     head -c 4096 "$dump" | grep -q "$name" || fail "--dump has no $name"
 done
-echo "ok   run on the tiny checkpoint, --dump"
+passed "run on the tiny checkpoint, --dump"
 
 # --ids gives the same numbers as the reference ids they name (all but the first line)
 "$demo" --model "$tiny" --ids 3,141,592,7,1000,59,288 >"$dump" 2>/dev/null || fail "--ids run"
 sed 1d "$out" >"$err"
 sed 1d "$dump" | cmp -s - "$err" || fail "--ids with the same ids prints different numbers"
 grep -q '^第 0 层的输入：--ids 给的 7 个 token' "$dump" || fail "--ids first line"
-echo "ok   --ids"
+passed "--ids"
 
 # With a tokenizer.json in the folder the book's sentence is tokenized. The test
 # tokenizer (ch02_embedding/tests/data) has no merges for these characters, so the
@@ -66,4 +51,5 @@ trap 'rm -f "$out" "$err" "$dump"; rm -rf "$withtok"' EXIT
 grep -q '^第 0 层的输入：「今天天气不错，我们去公园」的 36 个 token \[228, 187, 138, 229, 164, 169, 229, 164, 169, 230,' "$out" \
     || fail "the sentence is not tokenized"
 [ ! -s "$err" ] || fail "a notice on stderr although the tokenizer is there"
-echo "ok   the book's sentence through tokenizer.json"
+passed "the book's sentence through tokenizer.json"
+finish

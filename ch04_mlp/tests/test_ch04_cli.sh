@@ -4,24 +4,10 @@
 # (hidden 64, intermediate 128: 3 × 64 × 128 = 24,576 parameters).
 set -u
 demo="${BINDIR:-}ch04_mlp/ch04_mlp"
-tiny="${TINY:-build/tiny}"
-out=$(mktemp) err=$(mktemp) dump=$(mktemp)
-trap 'rm -f "$out" "$err" "$dump"' EXIT
-fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"; exit 1; }
+. mk/testlib.sh
+dump="$tmp/dump"
 
-expect_error() {
-    what=$1 pattern=$2; shift 2
-    "$demo" "$@" >"$out" 2>"$err"; rc=$?
-    [ $rc -eq 1 ] || fail "$what: exit $rc, expected 1"
-    grep -q -- "$pattern" "$err" || fail "$what: stderr does not say '$pattern'"
-    [ ! -s "$out" ] || fail "$what: printed on stdout"
-    echo "ok   $what"
-}
-
-"$demo" --help >"$out" 2>"$err" || fail "--help exits non-zero"
-grep -q '^usage: .*--model DIR' "$out" || fail "--help prints no usage line"
-[ "$(wc -l <"$out")" -le 25 ] || fail "--help is longer than one screen"
-echo "ok   --help"
+expect_help '^usage: .*--model DIR'
 
 expect_error "unknown flag" "unknown option '-x'" -x
 expect_error "--dump without a value" "--dump needs a value" --model "$tiny" --dump
@@ -37,4 +23,5 @@ grep -q 'silu(gate) = gate · sigmoid(gate)：896 个 gate 里' "$out" || fail "
 for name in '"ids"' '"mlp.x"' '"mlp.gate"' '"mlp.up"' '"mlp.act"' '"mlp.out"'; do
     head -c 4096 "$dump" | grep -q "$name" || fail "--dump has no $name"
 done
-echo "ok   run on the tiny checkpoint, --dump"
+passed "run on the tiny checkpoint, --dump"
+finish

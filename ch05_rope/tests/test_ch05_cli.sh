@@ -9,24 +9,11 @@
 #   i = 3: 5.62e-06 wavelength 2π · 1e7^(3/4) = 1.12e+06   (two pairs longer than 4096)
 set -u
 demo="${BINDIR:-}ch05_rope/ch05_rope"
-tiny="${TINY:-build/tiny}"
-out=$(mktemp) err=$(mktemp) dump=$(mktemp) work=$(mktemp -d)
-trap 'rm -f "$out" "$err" "$dump"; rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"; exit 1; }
+. mk/testlib.sh
+dump="$tmp/dump"
+work="$tmp/work" && mkdir "$work"
 
-expect_error() {
-    what=$1 pattern=$2; shift 2
-    "$demo" "$@" >"$out" 2>"$err"; rc=$?
-    [ $rc -eq 1 ] || fail "$what: exit $rc, expected 1"
-    grep -q -- "$pattern" "$err" || fail "$what: stderr does not say '$pattern'"
-    [ ! -s "$out" ] || fail "$what: printed on stdout"
-    echo "ok   $what"
-}
-
-"$demo" --help >"$out" 2>"$err" || fail "--help exits non-zero"
-grep -q '^usage: .*--plot=png|ascii|none' "$out" || fail "--help prints no usage line"
-[ "$(wc -l <"$out")" -le 25 ] || fail "--help is longer than one screen"
-echo "ok   --help"
+expect_help '^usage: .*--plot=png|ascii|none'
 
 expect_error "unknown flag" "unknown option '--theta'" --theta 5
 expect_error "bad plot mode" "--plot is png, ascii or none, got 'svg'" --plot=svg
@@ -54,7 +41,7 @@ for name in '"rope.inv_freq"' '"rope.wavelength"' '"rope.cos"' '"rope.sin"' '"ro
     head -c 4096 "$dump" | grep -q "$name" || fail "--dump has no $name"
 done
 [ ! -e plots/ch05_wavelength.png ] || [ plots/ch05_wavelength.png -ot "$dump" ] || fail "--plot=none wrote a plot"
-echo "ok   run on the tiny checkpoint, --dump"
+passed "run on the tiny checkpoint, --dump"
 
 # Figures: written under plots/ of the folder the demo runs in; drawn on stderr with ascii.
 abs_demo=$(cd "$(dirname "$demo")" && pwd)/$(basename "$demo")
@@ -69,3 +56,4 @@ else
     echo "ok   --plot=ascii without gnuplot: skipped with a notice"
 fi
 grep -q '^RoPE 只转' "$out" || fail "stdout changed by --plot=ascii"
+finish

@@ -4,37 +4,8 @@
 # checkpoint with --ids, --plot=none and --dump.
 set -u
 demo="${BINDIR:-}ch06_attention/ch06_attention"
-tiny="${TINY:-${BUILD:-build}/tiny}"
-tmp="${BUILD:-build}/test_ch06_cli"
-rm -rf "$tmp" && mkdir -p "$tmp" || exit 1
-fails=0
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-
-# expect_error NAME FRAGMENT ARGS...: exit status 1, nothing on stdout, exactly one
-# line on stderr, and that line contains FRAGMENT.
-expect_error() {
-    name=$1 fragment=$2
-    shift 2
-    "$demo" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    lines=$(wc -l <"$tmp/err")
-    if [ $rc -ne 1 ]; then fail "$name: exit status $rc, expected 1"; cat "$tmp/err"; return; fi
-    if [ -s "$tmp/out" ]; then fail "$name: printed on stdout:"; cat "$tmp/out"; return; fi
-    if [ "$lines" -ne 1 ]; then fail "$name: $lines lines on stderr, expected 1:"; cat "$tmp/err"; return; fi
-    if ! grep -qF -- "$fragment" "$tmp/err"; then fail "$name: message lacks '$fragment':"; cat "$tmp/err"; return; fi
-    echo "ok   $name: $(cat "$tmp/err")"
-}
-
-# --help: usage on stdout, status 0, one screen.
-if "$demo" --help >"$tmp/out" 2>"$tmp/err" && grep -q "^usage:" "$tmp/out" && [ "$(wc -l <"$tmp/out")" -le 24 ]; then
-    echo "ok   --help"
-else
-    fail "--help"
-fi
+. mk/testlib.sh
+expect_help '^usage:'
 
 expect_error "unknown flag" "unknown option '--bogus'" --model "$tiny" --bogus
 expect_error "flag without its value" "--ids needs a value" --model "$tiny" --ids
@@ -124,5 +95,4 @@ done
 head -c 4096 "$tmp/dump.safetensors" | grep -aq '"layer.3.self_attn.probs":{"dtype":"F32","shape":\[4,7,7\]' ||
     fail "probs is not [4, 7, 7] in the dump"
 
-[ $fails -eq 0 ] && echo "all ch06_attention command-line checks passed"
-[ $fails -eq 0 ]
+finish
