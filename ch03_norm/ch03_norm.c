@@ -39,10 +39,7 @@ static void usage(FILE *to) {
 
 /* Python's repr of [round(v, digits) for v in values]. */
 static const char *pylist(char *buf, size_t size, const float *v, int n, int digits) {
-    double r[16];
-    if (n > 16) n = 16;
-    for (int i = 0; i < n; i++) r[i] = py_round((double)v[i], digits);
-    py_repr_list(buf, size, r, n);
+    py_repr_rounded(buf, size, v, n > 16 ? 16 : n, digits);
     return buf;
 }
 

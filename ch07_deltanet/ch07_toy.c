@@ -42,9 +42,7 @@
 
 /* The book's r(t): each value rounded to 3 decimals, printed as a Python list. */
 static const char *r(char buf[LIST_MAX], const float *t, int n) {
-    double v[D];
-    for (int i = 0; i < n; i++) v[i] = py_round((double)t[i], 3);
-    py_repr_list(buf, LIST_MAX, v, n);
+    py_repr_rounded(buf, LIST_MAX, t, n, 3);
     return buf;
 }
 

@@ -114,19 +114,42 @@ int py_repr(char *buf, size_t size, double x) {
     return put(buf, size, out);
 }
 
-int py_repr_list(char *buf, size_t size, const double *values, int n) {
+/* "[" repr(value(0)), ", " ... "]": the list repr shared by the two functions below. */
+static int repr_list(char *buf, size_t size, int n, double (*value)(const void *, int), const void *values) {
     size_t cap = 3 + (size_t)n * (PY_REPR_MAX + 2); /* "[", n times "x, ", "]", NUL */
     char *text = malloc(cap), *o = text;
     if (!text) return reject(buf, size);
     *o++ = '[';
     for (int i = 0; i < n; i++) {
         if (i) o += sprintf(o, ", ");
-        o += py_repr(o, PY_REPR_MAX, values[i]);
+        o += py_repr(o, PY_REPR_MAX, value(values, i));
     }
     strcpy(o, "]");
     int len = put(buf, size, text);
     free(text);
     return len;
+}
+
+static double double_at(const void *values, int i) { return ((const double *)values)[i]; }
+
+int py_repr_list(char *buf, size_t size, const double *values, int n) {
+    return repr_list(buf, size, n, double_at, values);
+}
+
+/* The rounding digits travel with the values, so repr_list needs no other argument. */
+typedef struct {
+    const float *values;
+    int ndigits;
+} Rounded;
+
+static double rounded_at(const void *r, int i) {
+    const Rounded *x = r;
+    return py_round((double)x->values[i], x->ndigits);
+}
+
+int py_repr_rounded(char *buf, size_t size, const float *values, int n, int ndigits) {
+    Rounded r = {values, ndigits};
+    return repr_list(buf, size, n, rounded_at, &r);
 }
 
 /* ---- round(x, n) ----------------------------------------------------------- */

@@ -50,4 +50,8 @@ int py_format_int(char *buf, size_t size, long long v, const char *spec);
 /* repr of a list of floats: "[3.0, 1.0]" (n may be 0: "[]"). */
 int py_repr_list(char *buf, size_t size, const double *values, int n);
 
+/* The book's r(t, nd) = [round(x, nd) for x in t.tolist()], printed: float32 values
+ * widened to Python floats, each rounded, shown as a list ("[1.0, 2.2]"). */
+int py_repr_rounded(char *buf, size_t size, const float *values, int n, int ndigits);
+
 #endif

@@ -132,6 +132,22 @@ START_TEST(buffers_and_bad_specs) {
 END_TEST
 
 /* Every line of the data file: repr, round, format, int. */
+/* The book's r(t) = [round(x, n) for x in t.tolist()]: float32 values widened first.
+ * float32(-0.0005) = -0.000500000024 rounds away to -0.001; float32(1.0005) =
+ * 1.000499964 rounds down to 1.0; float32(0.35) = 0.349999994 rounds to 0.3, not 0.4
+ * (checked in Python with struct round trips). */
+START_TEST(rounded_lists) {
+    char buf[96];
+    const float a[] = {3.0f, 2.2f, -0.0005f, 1.0005f}, b[] = {0.25f, 0.35f};
+    py_repr_rounded(buf, sizeof buf, a, 4, 3);
+    ck_assert_str_eq(buf, "[3.0, 2.2, -0.001, 1.0]");
+    py_repr_rounded(buf, sizeof buf, b, 2, 1);
+    ck_assert_str_eq(buf, "[0.2, 0.3]");
+    py_repr_rounded(buf, sizeof buf, a, 0, 3);
+    ck_assert_str_eq(buf, "[]");
+}
+END_TEST
+
 START_TEST(python_reference_cases) {
     Error err;
     char *text = read_file("ch07_deltanet/tests/data/pyfmt_cases.txt", NULL, &err);
@@ -200,6 +216,7 @@ int main(void) {
     tcase_add_test(tc, the_books_numbers);
     tcase_add_test(tc, corner_cases);
     tcase_add_test(tc, buffers_and_bad_specs);
+    tcase_add_test(tc, rounded_lists);
     tcase_add_test(tc, python_reference_cases);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
