@@ -85,8 +85,8 @@ static void print_summary(const Checkpoint *ck, const char *dir, const char *sou
     printf("  全注意力：%d 个 query 头共用 %d 个 KV 头，每头 %d 维；RoPE 只转前 %d 维，theta = %.0f\n",
            c->num_attention_heads, c->num_key_value_heads, c->head_dim, c->rotary_dim, c->rope_theta);
     printf("  线性注意力（Gated DeltaNet）：%d 个 key 头、%d 个 value 头，每头 %d / %d 维，短卷积窗口 %d\n",
-           c->linear_num_key_heads, c->linear_num_value_heads, c->linear_key_head_dim, c->linear_value_head_dim,
-           c->linear_conv_kernel_dim);
+           c->linear_num_key_heads, c->linear_num_value_heads, c->linear_key_head_dim,
+           c->linear_value_head_dim, c->linear_conv_kernel_dim);
     cfg_layer_pattern(c, pattern);
     printf("层的排列（L = 线性注意力，F = 全注意力）：%s\n", pattern);
 
@@ -99,15 +99,18 @@ static void print_summary(const Checkpoint *ck, const char *dir, const char *sou
     if (lin) {
         const DeltaNetWeights *n = &lin->linear_attn;
         printf("  一层线性注意力 %s：in_proj_qkv %s，in_proj_z %s，out_proj %s，conv1d 只有 %lld 个\n",
-               millions(deltanet_params(n), a), millions(numel(n->in_proj_qkv), b), millions(numel(n->in_proj_z), d),
-               millions(numel(n->out_proj), e), (long long)numel(n->conv1d));
+               millions(deltanet_params(n), a), millions(numel(n->in_proj_qkv), b),
+               millions(numel(n->in_proj_z), d), millions(numel(n->out_proj), e),
+               (long long)numel(n->conv1d));
     }
     const LayerWeights *full = first_layer(ck, LAYER_FULL_ATTENTION);
     if (full) {
         const AttentionWeights *t = &full->self_attn;
-        printf("  一层全注意力 %s：q_proj %s（query 和 gate 各占一半，各 %s），k_proj、v_proj 各 %s，o_proj %s\n",
-               millions(attention_params(t), a), millions(numel(t->q_proj), b), millions(numel(t->q_proj) / 2, d),
-               millions(numel(t->k_proj), e), millions(numel(t->o_proj), a + 16));
+        printf("  一层全注意力 %s：q_proj %s（query 和 gate 各占一半，各 %s），k_proj、v_proj 各 %s，o_proj "
+               "%s\n",
+               millions(attention_params(t), a), millions(numel(t->q_proj), b),
+               millions(numel(t->q_proj) / 2, d), millions(numel(t->k_proj), e),
+               millions(numel(t->o_proj), a + 16));
     }
     const MlpWeights *m = &w->layers[0].mlp;
     printf("  一层 MLP %s：gate_proj、up_proj、down_proj 各 %s\n", millions(mlp_params(m), a),
@@ -132,15 +135,16 @@ static void print_summary(const Checkpoint *ck, const char *dir, const char *sou
         const Tensor *t = ck->refs[i];
         if (t->dtype != DTYPE_F32) continue;
         const char *role = ckpt_text_name(t->name), *dot;
-        if (strncmp(role, "layers.", 7) == 0 && (dot = strchr(role + 7, '.'))) role = dot + 1; /* drop "layers.N." */
+        if (strncmp(role, "layers.", 7) == 0 && (dot = strchr(role + 7, '.')))
+            role = dot + 1; /* drop "layers.N." */
         bool known = false;
         for (int k = 0; k < n_seen; k++) known |= strcmp(seen[k], role) == 0;
         if (!known && n_seen < 4) snprintf(seen[n_seen++], sizeof seen[0], "%s", role);
     }
     for (int k = 0; k < n_seen; k++) printf("%s%s", k ? "、" : "（F32 的是 ", seen[k]);
     printf("%s\n", n_seen ? "：精度要紧的少数几个）" : "");
-    printf("内存：文件里的文本权重 %.2f GB；全按 bf16 存是 %.2f GB，全换成 fp32 要 %.2f GB\n", (double)bytes / 1e9,
-           (double)total * 2 / 1e9, (double)total * 4 / 1e9);
+    printf("内存：文件里的文本权重 %.2f GB；全按 bf16 存是 %.2f GB，全换成 fp32 要 %.2f GB\n",
+           (double)bytes / 1e9, (double)total * 2 / 1e9, (double)total * 4 / 1e9);
 }
 
 /* --dump: the named tensors, widened to float32, into one safetensors file. */

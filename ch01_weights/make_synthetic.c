@@ -16,7 +16,8 @@
 static int positive_arg(const char *flag, const char *text) {
     char *end;
     long v = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || v < 1 || v > 1 << 30) die("%s needs a positive whole number, got '%s'", flag, text);
+    if (end == text || *end != '\0' || v < 1 || v > 1 << 30)
+        die("%s needs a positive whole number, got '%s'", flag, text);
     return (int)v;
 }
 
@@ -49,19 +50,30 @@ int main(int argc, char **argv) {
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if (strcmp(a, "--out") == 0 && has_value) out = argv[++i];
-        else if (strcmp(a, "--size") == 0 && has_value) size = argv[++i];
-        else if (strcmp(a, "--shards") == 0 && has_value) o.n_shards = positive_arg(a, argv[++i]);
-        else if (strcmp(a, "--vocab") == 0 && has_value) vocab = positive_arg(a, argv[++i]);
-        else if (strcmp(a, "--tokenizer") == 0 && has_value) o.tokenizer = argv[++i];
-        else if (strcmp(a, "--zeros") == 0) o.zeros = true;
-        else if (strcmp(a, "--lm-head") == 0) o.untied_lm_head = true;
-        else die("unknown or incomplete option '%s' (see --help)", a);
+        } else if (strcmp(a, "--out") == 0 && has_value)
+            out = argv[++i];
+        else if (strcmp(a, "--size") == 0 && has_value)
+            size = argv[++i];
+        else if (strcmp(a, "--shards") == 0 && has_value)
+            o.n_shards = positive_arg(a, argv[++i]);
+        else if (strcmp(a, "--vocab") == 0 && has_value)
+            vocab = positive_arg(a, argv[++i]);
+        else if (strcmp(a, "--tokenizer") == 0 && has_value)
+            o.tokenizer = argv[++i];
+        else if (strcmp(a, "--zeros") == 0)
+            o.zeros = true;
+        else if (strcmp(a, "--lm-head") == 0)
+            o.untied_lm_head = true;
+        else
+            die("unknown or incomplete option '%s' (see --help)", a);
     }
     if (!out) die("--out DIR is required (see --help)");
-    if (strcmp(size, "full") == 0) synth_config_full(&o.config);
-    else if (strcmp(size, "tiny") == 0) synth_config_tiny(&o.config);
-    else die("--size must be full or tiny, not '%s'", size);
+    if (strcmp(size, "full") == 0)
+        synth_config_full(&o.config);
+    else if (strcmp(size, "tiny") == 0)
+        synth_config_tiny(&o.config);
+    else
+        die("--size must be full or tiny, not '%s'", size);
     if (vocab > 0) o.config.vocab_size = vocab;
     if (o.untied_lm_head) o.config.tie_word_embeddings = false;
 

@@ -78,9 +78,9 @@ int main(int argc, char **argv) {
     int64_t sT[1] = {T}, sTH[2] = {T, H}, s4[1] = {4}, s32[2] = {3, 2};
 
     /* ---- 1. the layer-0 input, before and after input_layernorm ---- */
-    float *ids_f = dump_buffer(&dump, "ids", 1, sT);                         /* [T] */
-    float *x = dump_buffer(&dump, "embed", 2, sTH);                          /* [T, H] the embedding rows */
-    float *y = dump_buffer(&dump, "layer.0.input_norm", 2, sTH);             /* [T, H] x / rms(x) · (1 + w) */
+    float *ids_f = dump_buffer(&dump, "ids", 1, sT);             /* [T] */
+    float *x = dump_buffer(&dump, "embed", 2, sTH);              /* [T, H] the embedding rows */
+    float *y = dump_buffer(&dump, "layer.0.input_norm", 2, sTH); /* [T, H] x / rms(x) · (1 + w) */
     float *unit = dump_buffer(&dump, "layer.0.input_norm.unscaled", 2, sTH); /* [T, H] x / rms(x) only */
     /* [T, H] x / rms(x) · w: the classic bug, for comparison */
     float *wrong = dump_buffer(&dump, "layer.0.input_norm.without_one_plus", 2, sTH);
@@ -165,7 +165,8 @@ int main(int argc, char **argv) {
             first_linear, dtype_name(gw->dtype), n, c->linear_num_value_heads, gs / n, gmin, gmax);
         free(g);
     }
-    float *gx = dump_buffer(&dump, "gated_example.x", 1, s4), *gz = dump_buffer(&dump, "gated_example.z", 1, s4);
+    float *gx = dump_buffer(&dump, "gated_example.x", 1, s4),
+          *gz = dump_buffer(&dump, "gated_example.z", 1, s4);
     float *gy = dump_buffer(&dump, "gated_example.out", 1, s4);
     float gnorm[4], gsilu[4];
     const float ex_x[4] = {2, -4, 4, -8}, ex_z[4] = {-4, -1, 0, 4}, ones[4] = {1, 1, 1, 1};

@@ -19,7 +19,7 @@ const char *ckpt_text_name(const char *stored) {
         if (strncmp(stored, skipped[i], strlen(skipped[i])) == 0) return NULL;
     if (strncmp(stored, TEXT_PREFIX, strlen(TEXT_PREFIX)) == 0) return stored + strlen(TEXT_PREFIX);
     if (strncmp(stored, "model.", 6) == 0) return stored + 6; /* text-only layout */
-    return stored;                                             /* lm_head.weight */
+    return stored;                                            /* lm_head.weight */
 }
 
 const Tensor *ckpt_find(const Checkpoint *ck, const char *name) {
@@ -52,8 +52,8 @@ static bool open_shard(Checkpoint *ck, const char *file, Error *err) {
                          ck->dir, file);
     char *path = path_join(ck->dir, file);
     if (!is_file(path)) {
-        error_set(err, "%s/model.safetensors.index.json names shard %s, which is missing from %s", ck->dir, file,
-                  ck->dir);
+        error_set(err, "%s/model.safetensors.index.json names shard %s, which is missing from %s", ck->dir,
+                  file, ck->dir);
         free(path);
         return false;
     }
@@ -76,25 +76,27 @@ static bool open_indexed(Checkpoint *ck, const char *index_path, Error *err) {
     bool ok = true;
     const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
     const cJSON *e;
-    if (!cJSON_IsObject(map)) ok = error_set(err, "%s: no \"weight_map\" object", index_path);
-    else if (!map->child) ok = error_set(err, "%s: \"weight_map\" is empty", index_path);
+    if (!cJSON_IsObject(map))
+        ok = error_set(err, "%s: no \"weight_map\" object", index_path);
+    else if (!map->child)
+        ok = error_set(err, "%s: \"weight_map\" is empty", index_path);
     if (ok) cJSON_ArrayForEach(e, map) {
-        if (!cJSON_IsString(e)) {
-            ok = error_set(err, "%s: weight_map entry %s is not a file name", index_path, e->string);
-            break;
+            if (!cJSON_IsString(e)) {
+                ok = error_set(err, "%s: weight_map entry %s is not a file name", index_path, e->string);
+                break;
+            }
+            if (!(ok = open_shard(ck, e->valuestring, err))) break;
         }
-        if (!(ok = open_shard(ck, e->valuestring, err))) break;
-    }
     if (ok) cJSON_ArrayForEach(e, map) {
-        const SafeTensors *shard = NULL;
-        for (int i = 0; i < ck->n_shards; i++)
-            if (strcmp(strrchr(ck->shards[i].path, '/') + 1, e->valuestring) == 0) shard = &ck->shards[i];
-        if (!st_find(shard, e->string)) {
-            ok = error_set(err, "%s says tensor %s is in %s, but that shard does not contain it", index_path,
-                           e->string, e->valuestring);
-            break;
+            const SafeTensors *shard = NULL;
+            for (int i = 0; i < ck->n_shards; i++)
+                if (strcmp(strrchr(ck->shards[i].path, '/') + 1, e->valuestring) == 0) shard = &ck->shards[i];
+            if (!st_find(shard, e->string)) {
+                ok = error_set(err, "%s says tensor %s is in %s, but that shard does not contain it",
+                               index_path, e->string, e->valuestring);
+                break;
+            }
         }
-    }
     cJSON_Delete(root);
     return ok;
 }
@@ -102,8 +104,8 @@ static bool open_indexed(Checkpoint *ck, const char *index_path, Error *err) {
 /* ---- shape checks against the config --------------------------------------- */
 
 /* Finds name, checks its shape (up to 3 dims, -1 ends the list); fills *out. */
-static bool expect(const Checkpoint *ck, const Tensor **out, const char *name, int64_t d0, int64_t d1, int64_t d2,
-                   Error *err) {
+static bool expect(const Checkpoint *ck, const Tensor **out, const char *name, int64_t d0, int64_t d1,
+                   int64_t d2, Error *err) {
     const Tensor *t = ckpt_find(ck, name);
     if (!t) return error_set(err, "%s: tensor %s is missing from the checkpoint", ck->dir, name);
     int64_t want[3] = {d0, d1, d2};
@@ -113,7 +115,8 @@ static bool expect(const Checkpoint *ck, const Tensor **out, const char *name, i
     if (!same) {
         char got[96], exp[96] = "[";
         for (int d = 0; d < ndim; d++)
-            snprintf(exp + strlen(exp), sizeof exp - strlen(exp), "%s%lld", d ? ", " : "", (long long)want[d]);
+            snprintf(exp + strlen(exp), sizeof exp - strlen(exp), "%s%lld", d ? ", " : "",
+                     (long long)want[d]);
         strcat(exp, "]");
         return error_set(err, "%s: tensor %s has shape %s, but config.json implies %s", t->file, name,
                          shape_str(t, got, sizeof got), exp);
@@ -122,11 +125,11 @@ static bool expect(const Checkpoint *ck, const Tensor **out, const char *name, i
     return true;
 }
 
-#define EXPECT(field, fmt_suffix, ...)                                                                         \
-    do {                                                                                                       \
-        char name_[160];                                                                                       \
-        snprintf(name_, sizeof name_, "layers.%d." fmt_suffix, i);                                             \
-        if (!expect(ck, &(field), name_, __VA_ARGS__, err)) return false;                                      \
+#define EXPECT(field, fmt_suffix, ...)                                                                       \
+    do {                                                                                                     \
+        char name_[160];                                                                                     \
+        snprintf(name_, sizeof name_, "layers.%d." fmt_suffix, i);                                           \
+        if (!expect(ck, &(field), name_, __VA_ARGS__, err)) return false;                                    \
     } while (0)
 
 static bool load_layer(const Checkpoint *ck, int i, LayerWeights *l, Error *err) {
@@ -170,8 +173,10 @@ static bool load_weights(Checkpoint *ck, Error *err) {
         !expect(ck, &w->norm, "norm.weight", c->hidden_size, -1, -1, err))
         return false;
     w->tied = ckpt_find(ck, "lm_head.weight") == NULL;
-    if (w->tied) w->lm_head = w->embed_tokens;
-    else if (!expect(ck, &w->lm_head, "lm_head.weight", c->vocab_size, c->hidden_size, -1, err)) return false;
+    if (w->tied)
+        w->lm_head = w->embed_tokens;
+    else if (!expect(ck, &w->lm_head, "lm_head.weight", c->vocab_size, c->hidden_size, -1, err))
+        return false;
     w->layers = xcalloc((size_t)c->num_hidden_layers, sizeof *w->layers);
     for (int i = 0; i < c->num_hidden_layers; i++)
         if (!load_layer(ck, i, &w->layers[i], err)) return false;
@@ -186,10 +191,14 @@ bool ckpt_open(Checkpoint *ck, const char *dir, Error *err) {
     char *index = path_join(dir, "model.safetensors.index.json");
     char *single = path_join(dir, "model.safetensors");
     bool ok;
-    if (!is_dir(dir)) ok = error_set(err, "%s is not a folder", dir);
-    else if (!cfg_load(&ck->config, config, err)) ok = false;
-    else if (is_file(index)) ok = open_indexed(ck, index, err);
-    else if (is_file(single)) ok = open_shard(ck, "model.safetensors", err);
+    if (!is_dir(dir))
+        ok = error_set(err, "%s is not a folder", dir);
+    else if (!cfg_load(&ck->config, config, err))
+        ok = false;
+    else if (is_file(index))
+        ok = open_indexed(ck, index, err);
+    else if (is_file(single))
+        ok = open_shard(ck, "model.safetensors", err);
     else
         ok = error_set(err, "%s has neither model.safetensors.index.json nor model.safetensors", dir);
     ok = ok && load_weights(ck, err);
@@ -229,16 +238,20 @@ static char *hf_snapshot(const char *hub) {
     if (ref) { /* refs/main holds the revision hash of the current snapshot */
         ref[strcspn(ref, " \r\n")] = '\0';
         char *dir = path_join(snapshots, ref);
-        if (has_config(dir)) found = dir;
-        else free(dir);
+        if (has_config(dir))
+            found = dir;
+        else
+            free(dir);
         free(ref);
     }
     DIR *d = found ? NULL : opendir(snapshots);
     for (struct dirent *e; d && !found && (e = readdir(d));) {
         if (e->d_name[0] == '.') continue;
         char *dir = path_join(snapshots, e->d_name);
-        if (has_config(dir)) found = dir;
-        else free(dir);
+        if (has_config(dir))
+            found = dir;
+        else
+            free(dir);
     }
     if (d) closedir(d);
     free(repo);
@@ -260,7 +273,9 @@ char *model_find(const char *flag_value, const char **source, Error *err) {
     const char *env = getenv("QWEN35_MODEL");
     if (!found && env && *env) {
         if (!has_config(env))
-            return error_set(err, "QWEN35_MODEL=%s: no config.json there (is it the downloaded model folder?)", env),
+            return error_set(err,
+                             "QWEN35_MODEL=%s: no config.json there (is it the downloaded model folder?)",
+                             env),
                    NULL;
         found = xstrdup(env), src = "$QWEN35_MODEL";
     }
@@ -269,8 +284,10 @@ char *model_find(const char *flag_value, const char **source, Error *err) {
 
     char *hub;
     const char *hub_cache = getenv("HF_HUB_CACHE"), *hf_home = getenv("HF_HOME"), *home = getenv("HOME");
-    if (hub_cache && *hub_cache) hub = xstrdup(hub_cache);
-    else if (hf_home && *hf_home) hub = path_join(hf_home, "hub");
+    if (hub_cache && *hub_cache)
+        hub = xstrdup(hub_cache);
+    else if (hf_home && *hf_home)
+        hub = path_join(hf_home, "hub");
     else {
         char *base = path_join(home && *home ? home : ".", ".cache/huggingface");
         hub = path_join(base, "hub");

@@ -82,7 +82,7 @@ typedef struct {
     const Tensor *norm;         /* [hidden]: the final RMSNorm */
     const Tensor *lm_head;      /* [vocab, hidden]: == embed_tokens when tied */
     bool tied;
-    LayerWeights *layers;       /* [num_hidden_layers] */
+    LayerWeights *layers; /* [num_hidden_layers] */
 } Weights;
 
 typedef struct {
@@ -93,7 +93,7 @@ typedef struct {
     StrMap names;        /* text tensor name without prefix → index into refs */
     const Tensor **refs; /* [n_refs] */
     int n_refs;
-    int n_skipped;       /* vision-tower and mtp tensors seen and ignored */
+    int n_skipped; /* vision-tower and mtp tensors seen and ignored */
     Weights weights;
 } Checkpoint;
 
@@ -124,10 +124,10 @@ const char *ckpt_text_name(const char *stored_name);
 char *model_find(const char *flag_value, const char **source, Error *err);
 
 /* The command a reader runs once to get the weights. */
-#define MODEL_DOWNLOAD_HINT \
-    "huggingface-cli download Qwen/Qwen3.5-0.8B --local-dir models/Qwen3.5-0.8B\n" \
-    "  (or: modelscope download --model Qwen/Qwen3.5-0.8B --local_dir models/Qwen3.5-0.8B;\n" \
-    "   without the download, `make synthetic` writes random weights of the same shape:\n" \
+#define MODEL_DOWNLOAD_HINT                                                                                  \
+    "huggingface-cli download Qwen/Qwen3.5-0.8B --local-dir models/Qwen3.5-0.8B\n"                           \
+    "  (or: modelscope download --model Qwen/Qwen3.5-0.8B --local_dir models/Qwen3.5-0.8B;\n"                \
+    "   without the download, `make synthetic` writes random weights of the same shape:\n"                   \
     "   --model models/Qwen3.5-0.8B-synthetic)"
 
 #endif

@@ -16,9 +16,9 @@ bool compare_f32(const char *name, const char *shape, const float *got, const fl
         if (rel > r.max_rel || r.worst_rel_at < 0) r.max_rel = rel, r.worst_rel_at = i;
         if (!ok) r.mismatches++;
     }
-    printf("%s %s [%s]: %lld values, max abs %.3g (at %lld), max rel %.3g (at %lld)", r.mismatches ? "FAIL" : "OK  ",
-           name, shape ? shape : "?", (long long)n, r.max_abs, (long long)r.worst_abs_at, r.max_rel,
-           (long long)r.worst_rel_at);
+    printf("%s %s [%s]: %lld values, max abs %.3g (at %lld), max rel %.3g (at %lld)",
+           r.mismatches ? "FAIL" : "OK  ", name, shape ? shape : "?", (long long)n, r.max_abs,
+           (long long)r.worst_abs_at, r.max_rel, (long long)r.worst_rel_at);
     if (r.mismatches) printf(", %lld outside atol %.3g + rtol %.3g", (long long)r.mismatches, atol, rtol);
     printf("\n");
     int shown = 0;

@@ -29,14 +29,16 @@ static bool get_int(Scope s, const char *key, bool required, int *out, Error *er
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(s.obj, key);
     if (!j) return required ? error_set(err, "%s: missing key %s%s", s.path, s.section, key) : true;
     if (!cJSON_IsNumber(j) || j->valuedouble != floor(j->valuedouble) || fabs(j->valuedouble) > 2147483647.0)
-        return error_set(err, "%s: %s%s must be an integer, got %s", s.path, s.section, key, json_type_name(j));
+        return error_set(err, "%s: %s%s must be an integer, got %s", s.path, s.section, key,
+                         json_type_name(j));
     *out = (int)j->valuedouble;
     return true;
 }
 
 /* A JSON number that is a whole number in 0 .. max, so that it converts to int exactly. */
 static bool json_whole(const cJSON *j, double max) {
-    return cJSON_IsNumber(j) && j->valuedouble >= 0 && j->valuedouble <= max && j->valuedouble == floor(j->valuedouble);
+    return cJSON_IsNumber(j) && j->valuedouble >= 0 && j->valuedouble <= max &&
+           j->valuedouble == floor(j->valuedouble);
 }
 
 static bool get_positive(Scope s, const char *key, int *out, Error *err) {
@@ -82,20 +84,23 @@ static bool read_layer_types(Config *c, Scope s, Error *err) {
                          json_type_name(types));
     int n = cJSON_GetArraySize(types);
     if (n != c->num_hidden_layers)
-        return error_set(err, "%s: %slayer_types lists %d layers but num_hidden_layers is %d", s.path, s.section,
-                         n, c->num_hidden_layers);
+        return error_set(err, "%s: %slayer_types lists %d layers but num_hidden_layers is %d", s.path,
+                         s.section, n, c->num_hidden_layers);
     for (int i = 0; i < n; i++) {
         const cJSON *t = cJSON_GetArrayItem(types, i);
         if (!cJSON_IsString(t))
             return error_set(err, "%s: %slayer_types[%d] must be a string, got %s", s.path, s.section, i,
                              json_type_name(t));
-        if (strcmp(t->valuestring, "linear_attention") == 0) c->layer_types[i] = LAYER_LINEAR_ATTENTION;
-        else if (strcmp(t->valuestring, "full_attention") == 0) c->layer_types[i] = LAYER_FULL_ATTENTION;
+        if (strcmp(t->valuestring, "linear_attention") == 0)
+            c->layer_types[i] = LAYER_LINEAR_ATTENTION;
+        else if (strcmp(t->valuestring, "full_attention") == 0)
+            c->layer_types[i] = LAYER_FULL_ATTENTION;
         else
-            return error_set(err,
-                             "%s: %slayer_types[%d] is \"%s\": unknown layer type (expected linear_attention or "
-                             "full_attention)",
-                             s.path, s.section, i, t->valuestring);
+            return error_set(
+                err,
+                "%s: %slayer_types[%d] is \"%s\": unknown layer type (expected linear_attention or "
+                "full_attention)",
+                s.path, s.section, i, t->valuestring);
     }
     return true;
 }
@@ -123,10 +128,13 @@ static bool read_rope(Config *c, Scope s, Error *err) {
         return error_set(err, "%s: rope_type %s is not supported (only \"default\" RoPE)", s.path,
                          cJSON_IsString(type) ? type->valuestring : json_type_name(type));
     if (!(c->rope_theta > 1))
-        return error_set(err, "%s: %srope_theta must be greater than 1, got %g", s.path, r.section, c->rope_theta);
+        return error_set(err, "%s: %srope_theta must be greater than 1, got %g", s.path, r.section,
+                         c->rope_theta);
     double rot = c->head_dim * c->partial_rotary_factor; /* converted only once known to fit */
-    if (!(c->partial_rotary_factor > 0 && c->partial_rotary_factor <= 1) || rot != floor(rot) || (int)rot % 2 != 0)
-        return error_set(err, "%s: partial_rotary_factor %g of head_dim %d does not give an even number of dims",
+    if (!(c->partial_rotary_factor > 0 && c->partial_rotary_factor <= 1) || rot != floor(rot) ||
+        (int)rot % 2 != 0)
+        return error_set(err,
+                         "%s: partial_rotary_factor %g of head_dim %d does not give an even number of dims",
                          s.path, c->partial_rotary_factor, c->head_dim);
     c->rotary_dim = (int)rot;
     /* M-RoPE sections split the rotary pairs between time/height/width; for text all
@@ -139,13 +147,13 @@ static bool read_rope(Config *c, Scope s, Error *err) {
             return error_set(err, "%s: %smrope_section must be an array", s.path, r.section);
         cJSON_ArrayForEach(v, sections) {
             if (!json_whole(v, c->rotary_dim / 2))
-                return error_set(err, "%s: %smrope_section must hold integers from 0 to %d (rotary pairs)", s.path,
-                                 r.section, c->rotary_dim / 2);
+                return error_set(err, "%s: %smrope_section must hold integers from 0 to %d (rotary pairs)",
+                                 s.path, r.section, c->rotary_dim / 2);
             sum += (int)v->valuedouble;
         }
         if (sum != c->rotary_dim / 2)
-            return error_set(err, "%s: %smrope_section adds up to %lld pairs, but the rotary dims make %d", s.path,
-                             r.section, sum, c->rotary_dim / 2);
+            return error_set(err, "%s: %smrope_section adds up to %lld pairs, but the rotary dims make %d",
+                             s.path, r.section, sum, c->rotary_dim / 2);
     }
     return true;
 }
@@ -159,7 +167,8 @@ static bool read_eos(Config *c, const cJSON *j, const char *path, Error *err) {
         return true;
     }
     const cJSON *v;
-    if (!cJSON_IsArray(j)) return error_set(err, "%s: eos_token_id must be a token id or a list of them", path);
+    if (!cJSON_IsArray(j))
+        return error_set(err, "%s: eos_token_id must be a token id or a list of them", path);
     cJSON_ArrayForEach(v, j) {
         if (!json_whole(v, INT_MAX)) return error_set(err, "%s: eos_token_id must hold token ids", path);
         if (c->n_eos < CONFIG_MAX_EOS) c->eos_token_ids[c->n_eos++] = (int)v->valuedouble;
@@ -172,7 +181,8 @@ static bool parse_text_config(Config *c, const cJSON *root, Scope s, Error *err)
     if (!mt) mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
     if (cJSON_IsString(mt)) snprintf(c->model_type, sizeof c->model_type, "%s", mt->valuestring);
 
-    if (!get_positive(s, "vocab_size", &c->vocab_size, err) || !get_positive(s, "hidden_size", &c->hidden_size, err) ||
+    if (!get_positive(s, "vocab_size", &c->vocab_size, err) ||
+        !get_positive(s, "hidden_size", &c->hidden_size, err) ||
         !get_positive(s, "intermediate_size", &c->intermediate_size, err) ||
         !get_positive(s, "num_hidden_layers", &c->num_hidden_layers, err) ||
         !get_positive(s, "num_attention_heads", &c->num_attention_heads, err) ||
@@ -187,17 +197,17 @@ static bool parse_text_config(Config *c, const cJSON *root, Scope s, Error *err)
         !get_int(s, "max_position_embeddings", false, &c->max_position_embeddings, err))
         return false;
     if (c->num_hidden_layers > CONFIG_MAX_LAYERS)
-        return error_set(err, "%s: %d layers is more than this reader supports (%d)", s.path, c->num_hidden_layers,
-                         CONFIG_MAX_LAYERS);
+        return error_set(err, "%s: %d layers is more than this reader supports (%d)", s.path,
+                         c->num_hidden_layers, CONFIG_MAX_LAYERS);
     if (!(c->rms_norm_eps > 0 && c->rms_norm_eps < 1))
         return error_set(err, "%s: %srms_norm_eps must be between 0 and 1, got %g", s.path, s.section,
                          c->rms_norm_eps);
     if (c->num_attention_heads % c->num_key_value_heads != 0)
-        return error_set(err, "%s: num_attention_heads %d is not a multiple of num_key_value_heads %d", s.path,
-                         c->num_attention_heads, c->num_key_value_heads);
+        return error_set(err, "%s: num_attention_heads %d is not a multiple of num_key_value_heads %d",
+                         s.path, c->num_attention_heads, c->num_key_value_heads);
     if (c->linear_num_value_heads % c->linear_num_key_heads != 0)
-        return error_set(err, "%s: linear_num_value_heads %d is not a multiple of linear_num_key_heads %d", s.path,
-                         c->linear_num_value_heads, c->linear_num_key_heads);
+        return error_set(err, "%s: linear_num_value_heads %d is not a multiple of linear_num_key_heads %d",
+                         s.path, c->linear_num_value_heads, c->linear_num_key_heads);
 
     /* tie_word_embeddings lives at the top of a multimodal file; a text section may repeat it */
     c->tie_word_embeddings = true;
@@ -206,7 +216,8 @@ static bool parse_text_config(Config *c, const cJSON *root, Scope s, Error *err)
         !get_bool(s, "tie_word_embeddings", &c->tie_word_embeddings, err))
         return false;
     const cJSON *eos = cJSON_GetObjectItemCaseSensitive(s.obj, "eos_token_id");
-    if (!read_eos(c, eos ? eos : cJSON_GetObjectItemCaseSensitive(root, "eos_token_id"), s.path, err)) return false;
+    if (!read_eos(c, eos ? eos : cJSON_GetObjectItemCaseSensitive(root, "eos_token_id"), s.path, err))
+        return false;
     return read_layer_types(c, s, err) && read_rope(c, s, err);
 }
 
@@ -219,9 +230,12 @@ bool cfg_parse(Config *c, const char *json, const char *path, Error *err) {
         ok = error_set(err, "%s: expected a JSON object", path);
     } else {
         const cJSON *text = cJSON_GetObjectItemCaseSensitive(root, "text_config");
-        if (text && !cJSON_IsObject(text)) ok = error_set(err, "%s: text_config must be an object", path);
-        else if (text) ok = parse_text_config(c, root, (Scope){path, "text_config.", text}, err);
-        else ok = parse_text_config(c, root, (Scope){path, "", root}, err);
+        if (text && !cJSON_IsObject(text))
+            ok = error_set(err, "%s: text_config must be an object", path);
+        else if (text)
+            ok = parse_text_config(c, root, (Scope){path, "text_config.", text}, err);
+        else
+            ok = parse_text_config(c, root, (Scope){path, "", root}, err);
     }
     cJSON_Delete(root);
     return ok;

@@ -30,35 +30,35 @@
 #include "util.h"
 
 #define CONFIG_MAX_LAYERS 256
-#define CONFIG_MAX_EOS 8
+#define CONFIG_MAX_EOS    8
 
 typedef enum { LAYER_LINEAR_ATTENTION, LAYER_FULL_ATTENTION } LayerType;
 
 typedef struct {
-    char model_type[64];       /* "qwen3_5_text" (inside text_config) or "qwen3_5" */
-    int vocab_size;            /* rows of the embedding table: 248320 (the tokenizer uses 248077) */
-    int hidden_size;           /* 1024: width of the residual stream */
-    int intermediate_size;     /* 3584: the MLP's hidden width */
-    int num_hidden_layers;     /* 24 */
+    char model_type[64];   /* "qwen3_5_text" (inside text_config) or "qwen3_5" */
+    int vocab_size;        /* rows of the embedding table: 248320 (the tokenizer uses 248077) */
+    int hidden_size;       /* 1024: width of the residual stream */
+    int intermediate_size; /* 3584: the MLP's hidden width */
+    int num_hidden_layers; /* 24 */
     LayerType layer_types[CONFIG_MAX_LAYERS];
-    double rms_norm_eps;       /* 1e-6 */
-    bool tie_word_embeddings;  /* true: the output head is the embedding matrix */
+    double rms_norm_eps;         /* 1e-6 */
+    bool tie_word_embeddings;    /* true: the output head is the embedding matrix */
     int max_position_embeddings; /* 262144 (0 when the file does not say) */
 
     /* full attention (every 4th layer) */
-    int num_attention_heads;   /* 8 query heads */
-    int num_key_value_heads;   /* 2 key/value heads, each shared by 4 query heads */
-    int head_dim;              /* 256 */
-    double rope_theta;         /* 1e7 */
+    int num_attention_heads;      /* 8 query heads */
+    int num_key_value_heads;      /* 2 key/value heads, each shared by 4 query heads */
+    int head_dim;                 /* 256 */
+    double rope_theta;            /* 1e7 */
     double partial_rotary_factor; /* 0.25: only the first 64 of 256 dims rotate */
-    int rotary_dim;            /* head_dim × partial_rotary_factor = 64 */
+    int rotary_dim;               /* head_dim × partial_rotary_factor = 64 */
 
     /* linear attention: Gated DeltaNet (the other 3 of every 4 layers) */
-    int linear_num_key_heads;  /* 16 */
-    int linear_num_value_heads;/* 16 (larger models have more value heads than key heads) */
-    int linear_key_head_dim;   /* 128 */
-    int linear_value_head_dim; /* 128 */
-    int linear_conv_kernel_dim;/* 4 */
+    int linear_num_key_heads;   /* 16 */
+    int linear_num_value_heads; /* 16 (larger models have more value heads than key heads) */
+    int linear_key_head_dim;    /* 128 */
+    int linear_value_head_dim;  /* 128 */
+    int linear_conv_kernel_dim; /* 4 */
 
     int eos_token_ids[CONFIG_MAX_EOS]; /* ids that end generation, when the file names them */
     int n_eos;
@@ -76,11 +76,15 @@ void cfg_layer_pattern(const Config *c, char *buf);
 int cfg_count_layers(const Config *c, LayerType t);
 
 /* Derived widths of the linear-attention projections. */
-static inline int cfg_linear_key_dim(const Config *c) { return c->linear_num_key_heads * c->linear_key_head_dim; }
+static inline int cfg_linear_key_dim(const Config *c) {
+    return c->linear_num_key_heads * c->linear_key_head_dim;
+}
 static inline int cfg_linear_value_dim(const Config *c) {
     return c->linear_num_value_heads * c->linear_value_head_dim;
 }
 /* q, k and v go through the convolution together: 2048 + 2048 + 2048 = 6144. */
-static inline int cfg_linear_conv_dim(const Config *c) { return 2 * cfg_linear_key_dim(c) + cfg_linear_value_dim(c); }
+static inline int cfg_linear_conv_dim(const Config *c) {
+    return 2 * cfg_linear_key_dim(c) + cfg_linear_value_dim(c);
+}
 
 #endif

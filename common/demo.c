@@ -28,7 +28,8 @@ PlotMode demo_plot_mode(const char *value) {
 
 void demo_unknown(const char *arg) { die("unknown option '%s' (see --help)", arg); }
 
-DemoArgs demo_parse_args(int argc, char **argv, bool with_plot, void (*usage)(FILE *), DemoFlag extra, void *ctx) {
+DemoArgs demo_parse_args(int argc, char **argv, bool with_plot, void (*usage)(FILE *), DemoFlag extra,
+                         void *ctx) {
     DemoArgs a = {.plot = PLOT_PNG};
     for (int i = 1; i < argc; i++) {
         const char *v;

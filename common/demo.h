@@ -40,7 +40,8 @@ typedef bool (*DemoFlag)(void *ctx, int argc, char **argv, int *i);
 
 /* Reads --help (usage on stdout, exit 0), --model, --ids, --dump and, when with_plot,
  * --plot; hands every other argument to extra (may be NULL); anything left is an error. */
-DemoArgs demo_parse_args(int argc, char **argv, bool with_plot, void (*usage)(FILE *), DemoFlag extra, void *ctx);
+DemoArgs demo_parse_args(int argc, char **argv, bool with_plot, void (*usage)(FILE *), DemoFlag extra,
+                         void *ctx);
 
 /* --help or -h. */
 bool demo_is_help(const char *arg);

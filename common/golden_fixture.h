@@ -44,8 +44,8 @@ static inline const char *golden_tiny_dir(void) {
 static inline void golden_fixture_open(GoldenFixture *f) {
     Error err;
     ck_assert_msg(st_open(&f->golden, GOLDEN_PATH, &err), "%s", err.msg);
-    ck_assert_msg(ckpt_open(&f->ck, golden_tiny_dir(), &err), "%s (the tiny checkpoint is written by `make test`)",
-                  err.msg);
+    ck_assert_msg(ckpt_open(&f->ck, golden_tiny_dir(), &err),
+                  "%s (the tiny checkpoint is written by `make test`)", err.msg);
     const Tensor *ids = st_find(&f->golden, "ids");
     ck_assert_msg(ids, "%s: no tensor ids", GOLDEN_PATH);
     f->T = (int)ids->numel;
@@ -68,8 +68,8 @@ static inline float *golden_values(const GoldenFixture *f, const char *name, int
 }
 
 /* compare_f32 of got against the golden tensor `name` (report printed). */
-static inline bool golden_compare(const GoldenFixture *f, const char *name, const float *got, const char *shape,
-                                  int64_t numel, double atol, double rtol) {
+static inline bool golden_compare(const GoldenFixture *f, const char *name, const float *got,
+                                  const char *shape, int64_t numel, double atol, double rtol) {
     float *want = golden_values(f, name, numel);
     bool ok = compare_f32(name, shape, got, want, numel, atol, rtol, NULL);
     free(want);

@@ -9,7 +9,8 @@
 
 /* The stored weight as float32 (BF16 or F32 in the checkpoint). */
 static float *widen(const Tensor *w, int n) {
-    if (w->numel != n) die("%s: norm weight %s has %lld values, expected %d", w->file, w->name, (long long)w->numel, n);
+    if (w->numel != n)
+        die("%s: norm weight %s has %lld values, expected %d", w->file, w->name, (long long)w->numel, n);
     float *f = xmalloc((size_t)n * sizeof(float));
     tensor_read_f32(w, 0, n, f);
     return f;

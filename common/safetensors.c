@@ -33,7 +33,8 @@ static bool parse_entry(const cJSON *entry, const char *path, Tensor *t, uint64_
     const cJSON *offsets = cJSON_GetObjectItemCaseSensitive(entry, "data_offsets");
     if (!cJSON_IsString(dtype)) return error_set(err, "%s: tensor '%s' has no \"dtype\" string", path, name);
     if (!dtype_parse(dtype->valuestring, &t->dtype))
-        return error_set(err, "%s: tensor '%s' has dtype %s, which this reader does not support (BF16, F16, F32)",
+        return error_set(err,
+                         "%s: tensor '%s' has dtype %s, which this reader does not support (BF16, F16, F32)",
                          path, name, dtype->valuestring);
     if (!cJSON_IsArray(shape)) return error_set(err, "%s: tensor '%s' has no \"shape\" array", path, name);
     int ndim = cJSON_GetArraySize(shape);
@@ -46,8 +47,8 @@ static bool parse_entry(const cJSON *entry, const char *path, Tensor *t, uint64_
     for (int d = 0; d < ndim; d++) {
         uint64_t n;
         if (!json_u64(cJSON_GetArrayItem(shape, d), &n))
-            return error_set(err, "%s: tensor '%s' has a shape entry that is not a non-negative integer", path,
-                             name);
+            return error_set(err, "%s: tensor '%s' has a shape entry that is not a non-negative integer",
+                             path, name);
         if (n != 0 && numel > (UINT64_C(1) << 53) / n)
             return error_set(err, "%s: tensor '%s' has an impossibly large shape", path, name);
         numel *= n;
@@ -56,7 +57,8 @@ static bool parse_entry(const cJSON *entry, const char *path, Tensor *t, uint64_
     t->numel = (int64_t)numel;
     if (!cJSON_IsArray(offsets) || cJSON_GetArraySize(offsets) != 2 ||
         !json_u64(cJSON_GetArrayItem(offsets, 0), begin) || !json_u64(cJSON_GetArrayItem(offsets, 1), end))
-        return error_set(err, "%s: tensor '%s' needs \"data_offsets\": [begin, end] with non-negative integers",
+        return error_set(err,
+                         "%s: tensor '%s' needs \"data_offsets\": [begin, end] with non-negative integers",
                          path, name);
     if (*end < *begin)
         return error_set(err, "%s: tensor '%s' has data_offsets [%llu, %llu] that run backwards", path, name,
@@ -97,7 +99,8 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
      * length is wrong, and every offset into the data area would be off with it. */
     for (const char *p = json_end; p < json + header_len; p++)
         if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
-            error_set(err, "%s: header has bytes other than spaces after the JSON object (wrong header length?)",
+            error_set(err,
+                      "%s: header has bytes other than spaces after the JSON object (wrong header length?)",
                       path);
             goto done;
         }
@@ -122,8 +125,8 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
         st->count++;
         if (!parse_entry(e, path, t, &begin, &end, err)) goto done;
         if (end > data_size) {
-            error_set(err, "%s: tensor '%s' has data_offsets [%llu, %llu] beyond the %llu bytes of data", path,
-                      t->name, (unsigned long long)begin, (unsigned long long)end,
+            error_set(err, "%s: tensor '%s' has data_offsets [%llu, %llu] beyond the %llu bytes of data",
+                      path, t->name, (unsigned long long)begin, (unsigned long long)end,
                       (unsigned long long)data_size);
             goto done;
         }
@@ -181,8 +184,8 @@ bool st_open(SafeTensors *st, const char *path, Error *err) {
     }
     st->size = (size_t)sb.st_size;
     if (st->size < 8) {
-        error_set(err, "%s: %zu bytes is too short for a safetensors file (needs an 8-byte header length)", path,
-                  st->size);
+        error_set(err, "%s: %zu bytes is too short for a safetensors file (needs an 8-byte header length)",
+                  path, st->size);
         close(fd);
         st_close(st);
         return false;
@@ -203,8 +206,8 @@ bool st_open(SafeTensors *st, const char *path, Error *err) {
         ok = error_set(err, "%s: header length %llu is not sane (expected 2 .. %u bytes)", path,
                        (unsigned long long)header_len, ST_MAX_HEADER_BYTES);
     else if (header_len > st->size - 8)
-        ok = error_set(err, "%s: header length %llu runs past the end of the %zu-byte file (truncated?)", path,
-                       (unsigned long long)header_len, st->size);
+        ok = error_set(err, "%s: header length %llu runs past the end of the %zu-byte file (truncated?)",
+                       path, (unsigned long long)header_len, st->size);
     else
         ok = parse_header(st, (const char *)b + 8, header_len, err);
     if (!ok) st_close(st);
@@ -239,7 +242,8 @@ void stw_free(StWriter *w) {
 
 static StWriterEntry *add_entry(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape) {
     if (ndim < 0 || ndim > TENSOR_MAX_DIMS) die("tensor %s: %d dimensions is not supported", name, ndim);
-    if (w->count == w->cap) w->entries = xrealloc(w->entries, (size_t)(w->cap = w->cap ? 2 * w->cap : 64) * sizeof *w->entries);
+    if (w->count == w->cap)
+        w->entries = xrealloc(w->entries, (size_t)(w->cap = w->cap ? 2 * w->cap : 64) * sizeof *w->entries);
     StWriterEntry *e = &w->entries[w->count++];
     memset(e, 0, sizeof *e);
     e->name = xstrdup(name);
@@ -249,7 +253,8 @@ static StWriterEntry *add_entry(StWriter *w, const char *name, DType dtype, int 
     return e;
 }
 
-void stw_add(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape, const float *values) {
+void stw_add(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape,
+             const float *values) {
     add_entry(w, name, dtype, ndim, shape)->values = values;
 }
 
@@ -292,9 +297,12 @@ static void buf_put_json_string(Buf *b, const char *s) {
     buf_put(b, "\"");
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') buf_put(b, "\\%c", c);
-        else if (c < 0x20) buf_put(b, "\\u%04x", c);
-        else buf_put(b, "%c", c);
+        if (c == '"' || c == '\\')
+            buf_put(b, "\\%c", c);
+        else if (c < 0x20)
+            buf_put(b, "\\u%04x", c);
+        else
+            buf_put(b, "%c", c);
     }
     buf_put(b, "\"");
 }
@@ -303,7 +311,9 @@ static void buf_put_json_string(Buf *b, const char *s) {
 static void encode_values(DType dtype, const float *src, int64_t count, void *dst) {
     uint16_t *h = dst;
     switch (dtype) {
-    case DTYPE_F32: memcpy(dst, src, (size_t)count * sizeof(float)); break;
+    case DTYPE_F32:
+        memcpy(dst, src, (size_t)count * sizeof(float));
+        break;
     case DTYPE_BF16:
         for (int64_t i = 0; i < count; i++) h[i] = f32_to_bf16(src[i]);
         break;

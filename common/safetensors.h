@@ -37,12 +37,12 @@
 
 typedef struct {
     char *path;
-    void *map;        /* the whole file, read-only */
-    size_t size;      /* file size in bytes */
-    Tensor *tensors;  /* [count], in header order; names owned here */
+    void *map;       /* the whole file, read-only */
+    size_t size;     /* file size in bytes */
+    Tensor *tensors; /* [count], in header order; names owned here */
     int count;
-    StrMap index;     /* name → position in tensors */
-    void **copies;    /* aligned copies of misaligned tensors (usually none) */
+    StrMap index;  /* name → position in tensors */
+    void **copies; /* aligned copies of misaligned tensors (usually none) */
     int n_copies;
 } SafeTensors;
 

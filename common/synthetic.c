@@ -16,7 +16,8 @@ void synth_config_full(Config *c) {
     c->hidden_size = 1024;
     c->intermediate_size = 3584;
     c->num_hidden_layers = 24;
-    for (int i = 0; i < 24; i++) c->layer_types[i] = (i + 1) % 4 == 0 ? LAYER_FULL_ATTENTION : LAYER_LINEAR_ATTENTION;
+    for (int i = 0; i < 24; i++)
+        c->layer_types[i] = (i + 1) % 4 == 0 ? LAYER_FULL_ATTENTION : LAYER_LINEAR_ATTENTION;
     c->rms_norm_eps = 1e-6;
     c->tie_word_embeddings = true;
     c->max_position_embeddings = 262144;
@@ -96,12 +97,18 @@ static bool ends_with(const char *s, const char *suffix) {
 /* Picks the distribution from the tensor's role (see synthetic.h). */
 static Draw draw_for(const char *name, int ndim, const int64_t *shape) {
     Draw d = {hash_bytes(name, strlen(name)), 0.0f, 0.1f, false, shape[0]};
-    if (ends_with(name, "A_log")) d.log_spaced = true;
-    else if (ends_with(name, "dt_bias")) d.offset = 1.0f, d.scale = 1.0f;
-    else if (ends_with(name, "linear_attn.norm.weight")) d.offset = 1.0f;
-    else if (ends_with(name, "conv1d.weight")) d.scale = sqrtf(3.0f / (float)shape[2]);
-    else if (ends_with(name, "embed_tokens.weight") || ends_with(name, "lm_head.weight")) d.scale = 1.0f;
-    else if (ndim >= 2) d.scale = sqrtf(3.0f / (float)shape[ndim - 1]);
+    if (ends_with(name, "A_log"))
+        d.log_spaced = true;
+    else if (ends_with(name, "dt_bias"))
+        d.offset = 1.0f, d.scale = 1.0f;
+    else if (ends_with(name, "linear_attn.norm.weight"))
+        d.offset = 1.0f;
+    else if (ends_with(name, "conv1d.weight"))
+        d.scale = sqrtf(3.0f / (float)shape[2]);
+    else if (ends_with(name, "embed_tokens.weight") || ends_with(name, "lm_head.weight"))
+        d.scale = 1.0f;
+    else if (ndim >= 2)
+        d.scale = sqrtf(3.0f / (float)shape[ndim - 1]);
     /* everything else (1-D norm weights, stand-ins) keeps ±0.1 around 0 */
     return d;
 }
@@ -124,7 +131,8 @@ typedef struct {
 static void add(SpecList *l, DType dtype, int ndim, const int64_t *shape, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static void add(SpecList *l, DType dtype, int ndim, const int64_t *shape, const char *fmt, ...) {
-    if (l->count == l->cap) l->items = xrealloc(l->items, (size_t)(l->cap = l->cap ? 2 * l->cap : 64) * sizeof(Spec));
+    if (l->count == l->cap)
+        l->items = xrealloc(l->items, (size_t)(l->cap = l->cap ? 2 * l->cap : 64) * sizeof(Spec));
     Spec *s = &l->items[l->count++];
     va_list ap;
     va_start(ap, fmt);
@@ -136,15 +144,17 @@ static void add(SpecList *l, DType dtype, int ndim, const int64_t *shape, const 
     s->draw = draw_for(s->name, ndim, shape);
 }
 
-#define SHAPE(...) (int64_t[]){__VA_ARGS__}
-#define NDIM(...) (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+#define SHAPE(...)                                                                                           \
+    (int64_t[]) { __VA_ARGS__ }
+#define NDIM(...)                   (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
 #define ADD(dtype, shape_list, ...) add(&l, dtype, NDIM shape_list, SHAPE shape_list, __VA_ARGS__)
 
 static SpecList tensor_list(const SynthOptions *o) {
     const Config *c = &o->config;
     const int64_t H = c->hidden_size, I = c->intermediate_size, V = c->vocab_size, d = c->head_dim;
     const int64_t Hq = c->num_attention_heads, Hkv = c->num_key_value_heads, Hv = c->linear_num_value_heads;
-    const int64_t conv = cfg_linear_conv_dim(c), vdim = cfg_linear_value_dim(c), K = c->linear_conv_kernel_dim;
+    const int64_t conv = cfg_linear_conv_dim(c), vdim = cfg_linear_value_dim(c),
+                  K = c->linear_conv_kernel_dim;
     const char *P = "model.language_model.";
     SpecList l = {0};
     ADD(DTYPE_BF16, (V, H), "%sembed_tokens.weight", P);
@@ -206,8 +216,9 @@ static char *config_json(const Config *c) {
     cJSON_AddNumberToObject(t, "num_hidden_layers", c->num_hidden_layers);
     cJSON *types = cJSON_AddArrayToObject(t, "layer_types");
     for (int i = 0; i < c->num_hidden_layers; i++)
-        cJSON_AddItemToArray(types, cJSON_CreateString(c->layer_types[i] == LAYER_FULL_ATTENTION ? "full_attention"
-                                                                                                 : "linear_attention"));
+        cJSON_AddItemToArray(types, cJSON_CreateString(c->layer_types[i] == LAYER_FULL_ATTENTION
+                                                           ? "full_attention"
+                                                           : "linear_attention"));
     cJSON_AddNumberToObject(t, "full_attention_interval", 4);
     cJSON_AddNumberToObject(t, "num_attention_heads", c->num_attention_heads);
     cJSON_AddNumberToObject(t, "num_key_value_heads", c->num_key_value_heads);
@@ -281,8 +292,10 @@ bool synth_write(const char *dir, const SynthOptions *o, Error *err) {
         stw_init(&w);
         for (int i = l.count * s / n_shards; i < l.count * (s + 1) / n_shards; i++) {
             Spec *t = &l.items[i];
-            if (o->zeros) stw_add(&w, t->name, t->dtype, t->ndim, t->shape, NULL);
-            else stw_add_generated(&w, t->name, t->dtype, t->ndim, t->shape, generate, &t->draw);
+            if (o->zeros)
+                stw_add(&w, t->name, t->dtype, t->ndim, t->shape, NULL);
+            else
+                stw_add_generated(&w, t->name, t->dtype, t->ndim, t->shape, generate, &t->draw);
             cJSON_AddStringToObject(map, t->name, file);
         }
         char *path = path_join(dir, file);

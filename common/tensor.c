@@ -6,9 +6,12 @@
 
 const char *dtype_name(DType t) {
     switch (t) {
-    case DTYPE_F32: return "F32";
-    case DTYPE_F16: return "F16";
-    case DTYPE_BF16: return "BF16";
+    case DTYPE_F32:
+        return "F32";
+    case DTYPE_F16:
+        return "F16";
+    case DTYPE_BF16:
+        return "BF16";
     }
     return "?";
 }
@@ -35,8 +38,10 @@ float f16_to_f32(uint16_t h) {
         return sign ? -f : f;
     }
     uint32_t bits;
-    if (exp == 31) bits = sign | 0x7f800000u | (mant << 13); /* inf / NaN */
-    else bits = sign | ((uint32_t)(exp - 15 + 127) << 23) | (mant << 13);
+    if (exp == 31)
+        bits = sign | 0x7f800000u | (mant << 13); /* inf / NaN */
+    else
+        bits = sign | ((uint32_t)(exp - 15 + 127) << 23) | (mant << 13);
     memcpy(&f, &bits, sizeof f);
     return f;
 }
@@ -63,9 +68,12 @@ uint16_t f32_to_f16(float f) {
 
 float tensor_get_f32(const Tensor *t, int64_t i) {
     switch (t->dtype) {
-    case DTYPE_F32: return ((const float *)t->data)[i];
-    case DTYPE_F16: return f16_to_f32(((const uint16_t *)t->data)[i]);
-    case DTYPE_BF16: return bf16_to_f32(((const uint16_t *)t->data)[i]);
+    case DTYPE_F32:
+        return ((const float *)t->data)[i];
+    case DTYPE_F16:
+        return f16_to_f32(((const uint16_t *)t->data)[i]);
+    case DTYPE_BF16:
+        return bf16_to_f32(((const uint16_t *)t->data)[i]);
     }
     return NAN;
 }
@@ -73,7 +81,9 @@ float tensor_get_f32(const Tensor *t, int64_t i) {
 void tensor_read_f32(const Tensor *t, int64_t first, int64_t count, float *out) {
     const uint16_t *h = (const uint16_t *)t->data + first;
     switch (t->dtype) {
-    case DTYPE_F32: memcpy(out, (const float *)t->data + first, (size_t)count * sizeof(float)); break;
+    case DTYPE_F32:
+        memcpy(out, (const float *)t->data + first, (size_t)count * sizeof(float));
+        break;
     case DTYPE_F16:
         for (int64_t i = 0; i < count; i++) out[i] = f16_to_f32(h[i]);
         break;

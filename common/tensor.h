@@ -21,13 +21,13 @@ typedef enum { DTYPE_F32, DTYPE_F16, DTYPE_BF16 } DType;
 #define TENSOR_MAX_DIMS 8
 
 typedef struct {
-    const char *name;   /* the name as stored in the file */
+    const char *name; /* the name as stored in the file */
     DType dtype;
     int ndim;
     int64_t shape[TENSOR_MAX_DIMS];
-    int64_t numel;      /* product of shape (1 for a scalar) */
-    const void *data;   /* numel elements, aligned for dtype */
-    const char *file;   /* path of the file it lives in (for error messages) */
+    int64_t numel;    /* product of shape (1 for a scalar) */
+    const void *data; /* numel elements, aligned for dtype */
+    const char *file; /* path of the file it lives in (for error messages) */
 } Tensor;
 
 /* "BF16", "F16", "F32" — the names safetensors uses. */

@@ -62,7 +62,8 @@ char *xstrdup(const char *s) {
 
 void *xaligned_alloc(size_t size) {
     void *p = NULL;
-    if (posix_memalign(&p, 64, size ? size : 64) != 0) die("out of memory allocating %zu aligned bytes", size);
+    if (posix_memalign(&p, 64, size ? size : 64) != 0)
+        die("out of memory allocating %zu aligned bytes", size);
     return p;
 }
 

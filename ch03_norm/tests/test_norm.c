@@ -19,7 +19,6 @@
 #include "safetensors.h"
 #include "util.h"
 
-
 /* A float32 weight vector as if it came from a checkpoint. */
 static Tensor f32_tensor(const float *values, int n) {
     Tensor t = {.name = "w", .dtype = DTYPE_F32, .ndim = 1, .numel = n, .data = values, .file = "test"};
@@ -109,7 +108,6 @@ START_TEST(test_l2norm_by_hand) {
 END_TEST
 
 /* ---- 2. against the golden -------------------------------------------------------- */
-
 
 /* y = rmsnorm(golden input) compared with the golden output. Tolerance: the golden is
  * float64 rounded to float32; ours is float32 (sum of squares in double), so the

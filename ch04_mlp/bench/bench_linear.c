@@ -219,10 +219,9 @@ int main(int argc, char **argv) {
         }
         for (int g = 0; g < N_REGIMES; g++)
             for (int s = 0; s < N_SHAPES; s++)
-                for (int k = 0; k < 2; k++)
-                    SECONDS(k, g, s)
-                    [r] = time_calls(k ? linear_batch_portable : linear_batch, &pool, &shapes[s],
-                                     regimes[g].from_memory, x, regimes[g].T, y, regimes[g].reps);
+                for (int k = 0; k < 2; k++) SECONDS(k, g, s)
+        [r] = time_calls(k ? linear_batch_portable : linear_batch, &pool, &shapes[s], regimes[g].from_memory,
+                         x, regimes[g].T, y, regimes[g].reps);
     }
     double bw_med = median(bw, rounds), peak_med = median(peak, rounds);
     double t_med[2][N_REGIMES][N_SHAPES];

@@ -18,7 +18,6 @@
 #include "safetensors.h"
 #include "util.h"
 
-
 static Tensor f32_matrix(const float *values, int rows, int cols) {
     Tensor t = {
         .name = "w", .dtype = DTYPE_F32, .ndim = 2, .numel = rows * cols, .data = values, .file = "test"};
@@ -62,7 +61,6 @@ START_TEST(test_by_hand) {
     ck_assert(compare_f32("out, BF16 weights", "2", yb, y, 2, 0, 0, NULL));
 }
 END_TEST
-
 
 static bool compare_golden(const GoldenFixture *f, const char *name, const float *got, int rows, int cols,
                            double atol, double rtol) {

@@ -24,7 +24,6 @@
 #include "safetensors.h"
 #include "util.h"
 
-
 /* ---- 1. by hand ----------------------------------------------------------------
  * head_dim 6, rotary_dim 4, theta 100: two pairs, (0, 2) and (1, 3); dims 4, 5 pass.
  *   inv_freq[0] = 100^(−0/4) = 1       (pair 0 turns 1 rad per token)
@@ -96,7 +95,6 @@ END_TEST
 
 /* ---- 2. against the golden ------------------------------------------------------ */
 
-
 START_TEST(test_tables_vs_golden) {
     GoldenFixture f;
     golden_fixture_open(&f);
@@ -155,7 +153,7 @@ START_TEST(test_attention_q_k_vs_golden) {
 
     /* keys: project the golden layer input with W_k, then norm and rotate */
     snprintf(name, sizeof name, "layer.%d.input_norm", layer);
-    float *x = golden_values(&f, name, (int64_t)T * H);             /* [T, H] */
+    float *x = golden_values(&f, name, (int64_t)T * H);      /* [T, H] */
     float *k = xmalloc((size_t)T * Hkv * d * sizeof(float)); /* [T, Hkv, d] */
     float *wrow = xmalloc((size_t)H * sizeof(float));        /* [H] */
     for (int o = 0; o < Hkv * d; o++) {
