@@ -98,7 +98,7 @@ bool sentence_ids(const Checkpoint *ck, const char *ids_flag, TokenIds *out, cha
         tok_ids_push(out, ref[i]);
     }
     fprintf(stderr,
-            "%s: 模型目录里没有 tokenizer.json（合成权重没有分词器），用参考脚本的 %d 个 token id 代替「%s」"
+            "%s: 模型目录里没有 tokenizer.json，用参考脚本的 %d 个 token id 代替「%s」"
             "（--ids 1,2,3 可以换成别的）\n",
             program_name(), out->n, BOOK_SENTENCE);
     snprintf(label, label_size, "参考脚本的 %d 个 token", out->n);

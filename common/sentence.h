@@ -8,7 +8,7 @@
  *      the chapter-2 demo prints with --encode): no tokenizer needed;
  *   2. the sentence through the checkpoint's tokenizer.json (chapter 2's tokenizer),
  *      when the folder has one;
- *   3. otherwise (a synthetic checkpoint has no tokenizer.json) the 7 fixed ids the
+ *   3. otherwise (e.g. the tiny test checkpoint, which has no tokenizer.json) the 7 fixed ids the
  *      PyTorch reference uses (reference/qwen35_reference.py), with a notice on
  *      stderr — the numbers are then those of the golden files.
  *
