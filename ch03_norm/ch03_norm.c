@@ -43,12 +43,6 @@ static const char *pylist(char *buf, size_t size, const float *v, int n, int dig
     return buf;
 }
 
-static double rms_of(const float *x, int n) {
-    double ss = 0;
-    for (int i = 0; i < n; i++) ss += (double)x[i] * x[i];
-    return sqrt(ss / n);
-}
-
 /* Euclidean length sqrt(Σx²) = rms · sqrt(n). */
 static double length_of(const float *x, int n) { return rms_of(x, n) * sqrt(n); }
 

@@ -42,12 +42,6 @@ static const char *pylist(char *buf, size_t size, const float *v, int n, int dig
     return buf;
 }
 
-static double rms_of(const float *x, size_t n) {
-    double ss = 0;
-    for (size_t i = 0; i < n; i++) ss += (double)x[i] * x[i];
-    return sqrt(ss / (double)n);
-}
-
 /* 11010048 -> "11,010,048" (Python's f"{n:,}"). */
 static const char *grouped(long long n, char *buf, size_t size) {
     py_format_int(buf, size, n, ",");

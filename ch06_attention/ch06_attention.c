@@ -98,17 +98,11 @@ static char *token_label(const Tokenizer *tok, int id) {
 
 /* ---- small statistics ----------------------------------------------------------- */
 
-static double rms(const float *x, size_t n) {
-    double ss = 0;
-    for (size_t i = 0; i < n; i++) ss += (double)x[i] * x[i];
-    return sqrt(ss / (double)n);
-}
-
 /* Smallest and largest per-head RMS over all [rows] vectors of length d. */
 static void head_rms_range(const float *x, int rows, int d, double *lo, double *hi) {
     *lo = INFINITY, *hi = -INFINITY;
     for (int r = 0; r < rows; r++) {
-        double v = rms(x + (size_t)r * d, (size_t)d);
+        double v = rms_of(x + (size_t)r * d, (size_t)d);
         if (v < *lo) *lo = v;
         if (v > *hi) *hi = v;
     }
@@ -343,7 +337,7 @@ int main(int argc, char **argv) {
            glo, ghi, gsum / (double)nq, 100.0 * (double)closed / (double)nq,
            100.0 * (double)open / (double)nq);
     printf("乘门之前注意力输出的 RMS %.3f，乘门之后 %.3f；o_proj 写回残差流 [%d, %d]，RMS %.3f\n",
-           rms(attn, nq), rms(gated, nq), T, H, rms(out, (size_t)T * H));
+           rms_of(attn, nq), rms_of(gated, nq), T, H, rms_of(out, (size_t)T * H));
 
     size_t per_token = kv_bytes_per_token(&kv);
     printf(

@@ -23,6 +23,12 @@ static float inv_rms(const float *x, int n, float eps) {
     return (float)(1.0 / sqrt(ss / n + eps));
 }
 
+double rms_of(const float *x, int64_t n) {
+    double ss = 0;
+    for (int64_t i = 0; i < n; i++) ss += (double)x[i] * x[i];
+    return sqrt(ss / (double)n);
+}
+
 void rmsnorm(float *y, const float *x, int rows, int n, const Tensor *w, float eps) {
     float *scale = widen(w, n);
     for (int i = 0; i < n; i++) scale[i] += 1.0f; /* zero-centred: the scale is 1 + w */

@@ -44,6 +44,10 @@ void gated_rmsnorm(float *y, const float *x, const float *z, int rows, int n, co
 /* y[r] = x[r] · rsqrt(Σ x[r]² + eps)                       x, y: [rows, n] */
 void l2norm(float *y, const float *x, int rows, int n, float eps);
 
+/* sqrt(mean(x²)) over n values, in double: the root-mean-square RMSNorm divides by
+ * (the demos print it to show what a norm did). */
+double rms_of(const float *x, int64_t n);
+
 /* The eps the DeltaNet's l2norm uses (spec/qwen35.md §3). */
 #define L2NORM_EPS 1e-6f
 
