@@ -42,9 +42,14 @@ $(BUILD)/config.mk: mk/deps.sh
 	@sh mk/deps.sh $@
 
 CHAPTERS    := $(patsubst %/,%,$(sort $(wildcard ch[0-9][0-9]_*/)))
-COMMON_SRC  := $(sort $(wildcard common/*.c))
+# common/qwen (the model), common/kernels (its fast paths) and common/workbook (the
+# demos' plumbing) make the library; common/tests is linked into the tests only.
+COMMON_SRC  := $(sort $(wildcard common/qwen/*.c common/kernels/*.c common/workbook/*.c))
 COMMON_OBJ  := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIB         := $(BUILD)/libqwen.a
+TESTLIB_SRC := $(sort $(wildcard common/tests/*.c))
+TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(BUILD)/%.o)
+TESTLIB     := $(BUILD)/libtests.a
 
 # chapter folder -> its demos, tools, tests and benchmarks
 demos_of   = $(patsubst %.c,$(BINDIR)%,$(sort $(wildcard $(1)/ch[0-9][0-9]_*.c)))
@@ -64,13 +69,13 @@ BENCHES := $(foreach c,$(CHAPTERS),$(call benches_of,$(c)))
 
 all: $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
 
-# `make ch07`: build the chapter, then link each demo at the root unless
-# something that is not our link already has that name.
+# `make ch07`: build the chapter, then link each demo at the root (./ch07_toy)
+# unless something that is not our link already has that name (./ch03_norm is the
+# chapter's folder: that demo runs as ./ch03_norm/ch03_norm).
 define chapter_rule
 $(firstword $(subst _, ,$(1))): $(call demos_of,$(1)) $(call tools_of,$(1))
 	@for d in $(call demos_of,$(1)); do n=$$$${d##*/}; \
-	  if [ -e "$$$$n" ] && [ ! -L "$$$$n" ]; then echo "run it as $$$$d (./$$$$n is taken by a folder)"; \
-	  else ln -sfn "$$$$d" "$$$$n"; fi; done
+	  if [ ! -e "$$$$n" ] || [ -L "$$$$n" ]; then ln -sfn "$$$$d" "$$$$n"; fi; done
 endef
 $(foreach c,$(CHAPTERS),$(eval $(call chapter_rule,$(c))))
 
@@ -79,19 +84,29 @@ $(BUILD)/%.o: %.c $(BUILD)/config.mk
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # PyTorch's random numbers are reproduced bit for bit only if the compiler
-# fuses no multiply-adds on its own (see common/torch_rng.h).
-$(BUILD)/common/torch_rng.o: CFLAGS += -ffp-contract=off
+# fuses no multiply-adds on its own (see common/workbook/torch_rng.h).
+$(BUILD)/common/workbook/torch_rng.o: CFLAGS += -ffp-contract=off
 
 $(LIB): $(COMMON_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(DEMOS) $(TOOLS): $(BINDIR)%: $(BUILD)/%.o $(LIB)
+$(TESTLIB): $(TESTLIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(DEMOS): $(BINDIR)%: $(BUILD)/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	@# how a reader runs it after `make chNN`: at the root, unless a folder has the name
+	$(if $(BINDIR),,@n=$(notdir $*); if [ -d "$$n" ] && [ ! -L "$$n" ]; then n=$*; fi; echo "  run it: ./$$n")
+
+$(TOOLS): $(BINDIR)%: $(BUILD)/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-$(TESTS) $(BENCHES): $(BUILD)/%: $(BUILD)/%.o $(LIB)
-	$(CC) $(CFLAGS) $< $(LIB) $(CHECK_LIBS) $(LDLIBS) -o $@
+$(TESTS) $(BENCHES): $(BUILD)/%: $(BUILD)/%.o $(TESTLIB) $(LIB)
+	$(CC) $(CFLAGS) $< $(TESTLIB) $(LIB) $(CHECK_LIBS) $(LDLIBS) -o $@
 
 # The tiny synthetic checkpoint the numerical tests run on (the goldens in
 # reference/golden/ were computed from exactly these weights).

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "safetensors.h"
-#include "util.h"
+#include "qwen/model.h"
+#include "qwen/safetensors.h"
+#include "workbook/util.h"
 
 static void usage(FILE *to) {
     fprintf(to,
@@ -30,20 +30,6 @@ static void usage(FILE *to) {
 }
 
 static int64_t numel(const Tensor *t) { return t ? t->numel : 0; }
-
-static int64_t deltanet_params(const DeltaNetWeights *n) {
-    return numel(n->in_proj_qkv) + numel(n->in_proj_z) + numel(n->in_proj_b) + numel(n->in_proj_a) +
-           numel(n->conv1d) + numel(n->dt_bias) + numel(n->A_log) + numel(n->norm) + numel(n->out_proj);
-}
-
-static int64_t attention_params(const AttentionWeights *a) {
-    return numel(a->q_proj) + numel(a->k_proj) + numel(a->v_proj) + numel(a->o_proj) + numel(a->q_norm) +
-           numel(a->k_norm);
-}
-
-static int64_t mlp_params(const MlpWeights *m) {
-    return numel(m->gate_proj) + numel(m->up_proj) + numel(m->down_proj);
-}
 
 /* 10543264 -> "10.5M" (as the book writes f"{n / 1e6:.1f}M"). */
 static const char *millions(int64_t n, char *buf) {
@@ -64,15 +50,15 @@ static const char *grouped(int64_t n, char *buf) {
 }
 
 /* The first layer of the given type, or NULL. */
-static const LayerWeights *first_layer(const Checkpoint *ck, LayerType t) {
-    for (int i = 0; i < ck->config.num_hidden_layers; i++)
-        if (ck->weights.layers[i].type == t) return &ck->weights.layers[i];
+static const Layer *first_layer(const Model *m, LayerType t) {
+    for (int i = 0; i < m->ck.config.num_hidden_layers; i++)
+        if (m->layers[i].type == t) return &m->layers[i];
     return NULL;
 }
 
-static void print_summary(const Checkpoint *ck, const char *dir, const char *source, double load_ms) {
+static void print_summary(const Model *w, const char *dir, const char *source, double load_ms) {
+    const Checkpoint *ck = &w->ck;
     const Config *c = &ck->config;
-    const Weights *w = &ck->weights;
     char a[32], b[32], d[32], e[32], pattern[CONFIG_MAX_LAYERS + 1];
     int n_text = ck->n_refs;
 
@@ -95,26 +81,26 @@ static void print_summary(const Checkpoint *ck, const char *dir, const char *sou
            (long long)w->embed_tokens->shape[1], millions(numel(w->embed_tokens), a),
            w->tied ? "（输出层和它共用同一个矩阵，不另算）" : "");
     if (!w->tied) printf("  输出层 lm_head：%s\n", millions(numel(w->lm_head), a));
-    const LayerWeights *lin = first_layer(ck, LAYER_LINEAR_ATTENTION);
+    const Layer *lin = first_layer(w, LAYER_LINEAR_ATTENTION);
     if (lin) {
-        const DeltaNetWeights *n = &lin->linear_attn;
+        const DeltaNetWeights *n = &lin->linear_attn.w;
         printf("  一层线性注意力 %s：in_proj_qkv %s，in_proj_z %s，out_proj %s，conv1d 只有 %lld 个\n",
-               millions(deltanet_params(n), a), millions(numel(n->in_proj_qkv), b),
+               millions(dn_param_count(&lin->linear_attn), a), millions(numel(n->in_proj_qkv), b),
                millions(numel(n->in_proj_z), d), millions(numel(n->out_proj), e),
                (long long)numel(n->conv1d));
     }
-    const LayerWeights *full = first_layer(ck, LAYER_FULL_ATTENTION);
+    const Layer *full = first_layer(w, LAYER_FULL_ATTENTION);
     if (full) {
-        const AttentionWeights *t = &full->self_attn;
+        const AttentionWeights *t = &full->self_attn.w;
         printf("  一层全注意力 %s：q_proj %s（query 和 gate 各占一半，各 %s），k_proj、v_proj 各 %s，o_proj "
                "%s\n",
-               millions(attention_params(t), a), millions(numel(t->q_proj), b),
+               millions(attn_param_count(&full->self_attn), a), millions(numel(t->q_proj), b),
                millions(numel(t->q_proj) / 2, d), millions(numel(t->k_proj), e),
                millions(numel(t->o_proj), a + 16));
     }
-    const MlpWeights *m = &w->layers[0].mlp;
-    printf("  一层 MLP %s：gate_proj、up_proj、down_proj 各 %s\n", millions(mlp_params(m), a),
-           millions(numel(m->gate_proj), b));
+    const Mlp *m = &w->layers[0].mlp;
+    printf("  一层 MLP %s：gate_proj、up_proj、down_proj 各 %s\n", millions(mlp_param_count(m), a),
+           millions(numel(m->w.gate_proj), b));
 
     int64_t total = 0, bytes = 0, by_dtype[3] = {0};
     for (int i = 0; i < n_text; i++) {
@@ -193,14 +179,14 @@ int main(int argc, char **argv) {
     const char *source;
     char *dir = model_find(model_flag, &source, &err);
     if (!dir) die("%s", err.msg);
-    Checkpoint ck;
+    Model m;
     double t0 = now_seconds();
-    if (!ckpt_open(&ck, dir, &err)) die("%s", err.msg);
+    if (!model_open(&m, dir, &err)) die("%s", err.msg);
     double load_ms = (now_seconds() - t0) * 1000;
 
-    print_summary(&ck, dir, source, load_ms);
-    if (dump_path) dump(&ck, dump_path, dump_names, n_dump);
-    ckpt_close(&ck);
+    print_summary(&m, dir, source, load_ms);
+    if (dump_path) dump(&m.ck, dump_path, dump_names, n_dump);
+    model_close(&m);
     free(dir);
     return 0;
 }

@@ -3,14 +3,14 @@
  *   make synthetic                      (= make_synthetic --size full --out models/Qwen3.5-0.8B-synthetic)
  *   ch01_weights/make_synthetic --size tiny --out /tmp/tiny
  *
- * See common/synthetic.h for the layout and how the values are chosen.
+ * See common/workbook/synthetic.h for the layout and how the values are chosen.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "synthetic.h"
-#include "util.h"
+#include "workbook/synthetic.h"
+#include "workbook/util.h"
 
 /* A whole positive number, or a clear error ("--shards 2x" is not 2). */
 static int positive_arg(const char *flag, const char *text) {

@@ -17,12 +17,12 @@
 
 #include <cJSON.h>
 
-#include "checkpoint.h"
-#include "demo.h"
-#include "embedding.h"
-#include "safetensors.h"
-#include "tokenizer.h"
-#include "util.h"
+#include "qwen/embedding.h"
+#include "qwen/model.h"
+#include "qwen/safetensors.h"
+#include "qwen/tokenizer.h"
+#include "workbook/demo.h"
+#include "workbook/util.h"
 
 #define BOOK_SENTENCE "今天天气不错，我们去公园"
 
@@ -220,11 +220,10 @@ static int padding_multiple(int rows, int n_ids) {
     return best;
 }
 
-static void show_embedding(const Checkpoint *ck, const Tokenizer *tok, const TokenIds *ids,
-                           const char *dump_path) {
+static void show_embedding(const Model *m, const Tokenizer *tok, const TokenIds *ids, const char *dump_path) {
     Embedding emb;
     Error err;
-    if (!emb_init(&emb, ck->weights.embed_tokens, &err)) die("%s", err.msg);
+    if (!emb_init(&emb, m->embed_tokens, &err)) die("%s", err.msg);
     const Tensor *t = emb.table;
     char a[32], b[32], c[32];
     printf("嵌入表 embed_tokens：[%d, %d]，%s，%.1fM 个参数，%.1f MB\n", emb.vocab, emb.hidden,
@@ -250,7 +249,7 @@ static void show_embedding(const Checkpoint *ck, const Tokenizer *tok, const Tok
         print_piece_text(tok, ids->ids[i]);
         printf("\n");
     }
-    if (ck->weights.tied)
+    if (m->tied)
         printf("输出层：没有 lm_head.weight（tie_word_embeddings = true），最后的 h "
                "和这张表的每一行做点积得到 %s 个 "
                "logits\n",
@@ -379,10 +378,10 @@ int main(int argc, char **argv) {
         free(joined);
 
         if (dir) {
-            Checkpoint ck;
-            if (!ckpt_open(&ck, dir, &err)) die("%s", err.msg);
-            show_embedding(&ck, &tok, &ids, dump_path);
-            ckpt_close(&ck);
+            Model m;
+            if (!model_open(&m, dir, &err)) die("%s", err.msg);
+            show_embedding(&m, &tok, &ids, dump_path);
+            model_close(&m);
         } else {
             fprintf(stderr, "(only --tokenizer given: the embedding table part needs --model DIR)\n");
         }

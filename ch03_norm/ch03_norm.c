@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "activations.h"
-#include "checkpoint.h"
-#include "demo.h"
-#include "norm.h"
-#include "pyfmt.h"
-#include "safetensors.h"
-#include "sentence.h"
-#include "util.h"
+#include "qwen/activations.h"
+#include "qwen/norm.h"
+#include "qwen/safetensors.h"
+#include "qwen/weights.h"
+#include "workbook/demo.h"
+#include "workbook/pyfmt.h"
+#include "workbook/sentence.h"
+#include "workbook/util.h"
 
 static void usage(FILE *to) {
     fprintf(to,
@@ -58,12 +58,12 @@ int main(int argc, char **argv) {
     DemoArgs args = demo_parse_args(argc, argv, false, usage, NULL, NULL);
 
     Error err;
-    Checkpoint ck;
-    demo_open_checkpoint(&ck, args.model);
-    const Config *c = &ck.config;
+    Model m;
+    demo_open_model(&m, args.model);
+    const Config *c = &m.ck.config;
     TokenIds ids;
     char label[256];
-    if (!sentence_ids(&ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
+    if (!sentence_ids(&m.ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
     int T = ids.n, H = c->hidden_size;
     float eps = (float)c->rms_norm_eps;
     DumpSet dump;
@@ -81,8 +81,8 @@ int main(int argc, char **argv) {
     float *rms_before = dump_buffer(&dump, "layer.0.input_norm.rms_before", 1, sT); /* [T] */
     float *rms_after = dump_buffer(&dump, "layer.0.input_norm.rms_after", 1, sT);   /* [T] */
     for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
-    if (!sentence_embed(&ck, ids.ids, T, x, &err)) die("%s", err.msg);
-    const Tensor *w_in = ck.weights.layers[0].input_layernorm; /* [H], stored centred on 0 */
+    if (!sentence_embed(&m, ids.ids, T, x, &err)) die("%s", err.msg);
+    const Tensor *w_in = m.layers[0].input_layernorm; /* [H], stored centred on 0 */
     float *zeros = xcalloc((size_t)H, sizeof(float));
     Tensor no_scale = f32_weight("w = 0", zeros, H);
     rmsnorm(unit, x, T, H, &no_scale, eps); /* w = 0: the scale 1 + w is 1, nothing but the division */
@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < c->num_hidden_layers && first_linear < 0; i++)
         if (c->layer_types[i] == LAYER_LINEAR_ATTENTION) first_linear = i;
     if (first_linear >= 0) {
-        const Tensor *gw = ck.weights.layers[first_linear].linear_attn.norm; /* [dv], F32 in the real file */
+        const Tensor *gw = m.layers[first_linear].linear_attn.w.norm; /* [dv], F32 in the real file */
         int n = (int)gw->numel;
         float *g = xmalloc((size_t)n * sizeof(float));
         tensor_read_f32(gw, 0, n, g);
@@ -198,6 +198,6 @@ int main(int argc, char **argv) {
     free(w);
     free(zeros);
     tok_ids_free(&ids);
-    ckpt_close(&ck);
+    model_close(&m);
     return 0;
 }

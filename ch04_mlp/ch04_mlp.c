@@ -12,15 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "activations.h"
-#include "checkpoint.h"
-#include "demo.h"
-#include "mlp.h"
-#include "norm.h"
-#include "pyfmt.h"
-#include "safetensors.h"
-#include "sentence.h"
-#include "util.h"
+#include "qwen/activations.h"
+#include "qwen/mlp.h"
+#include "qwen/norm.h"
+#include "qwen/safetensors.h"
+#include "qwen/weights.h"
+#include "workbook/demo.h"
+#include "workbook/pyfmt.h"
+#include "workbook/sentence.h"
+#include "workbook/util.h"
 
 static void usage(FILE *to) {
     fprintf(to,
@@ -53,14 +53,15 @@ int main(int argc, char **argv) {
     DemoArgs args = demo_parse_args(argc, argv, false, usage, NULL, NULL);
 
     Error err;
-    Checkpoint ck;
-    demo_open_checkpoint(&ck, args.model);
-    const Config *c = &ck.config;
+    Model m;
+    demo_open_model(&m, args.model);
+    const Config *c = &m.ck.config;
     TokenIds ids;
     char label[256];
-    if (!sentence_ids(&ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
+    if (!sentence_ids(&m.ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
     int T = ids.n, H = c->hidden_size, I = c->intermediate_size;
-    const MlpWeights *mw = &ck.weights.layers[0].mlp;
+    const Mlp *mlp = &m.layers[0].mlp;
+    const MlpWeights *mw = &mlp->w;
     char a[512], b[64], d[64];
 
     DumpSet dump;
@@ -69,16 +70,18 @@ int main(int argc, char **argv) {
     float *ids_f = dump_buffer(&dump, "ids", 1, sT);  /* [T] */
     float *emb = dump_buffer(&dump, "embed", 2, sTH); /* [T, H] the residual stream entering layer 0 */
     float *x = dump_buffer(&dump, "mlp.x", 2, sTH);   /* [T, H] chapter 3's output: the MLP's input here */
-    float *gate = dump_buffer(&dump, "mlp.gate", 2, sTI); /* [T, I] */
-    float *up = dump_buffer(&dump, "mlp.up", 2, sTI);     /* [T, I] */
-    float *act = dump_buffer(&dump, "mlp.act", 2, sTI);   /* [T, I] */
-    float *out = dump_buffer(&dump, "mlp.out", 2, sTH);   /* [T, H] */
+    MlpActs acts;                                     /* gate, up, act: [T, I] each, kept after the call */
+    mlp_acts_init(&acts, &mlp->d, T);
+    dump_add(&dump, "mlp.gate", 2, sTI, acts.gate);
+    dump_add(&dump, "mlp.up", 2, sTI, acts.up);
+    dump_add(&dump, "mlp.act", 2, sTI, acts.act);
+    float *out = dump_buffer(&dump, "mlp.out", 2, sTH); /* [T, H] */
+    const float *gate = acts.gate, *up = acts.up, *act = acts.act;
     for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
-    if (!sentence_embed(&ck, ids.ids, T, emb, &err)) die("%s", err.msg);
-    rmsnorm(x, emb, T, H, ck.weights.layers[0].input_layernorm, (float)c->rms_norm_eps);
+    if (!sentence_layer_input(&m, ids.ids, T, 0, emb, x, &err)) die("%s", err.msg);
 
     /* ---- the shapes and the size ---- */
-    long long params = mlp_param_count(mw);
+    long long params = mlp_param_count(mlp);
     printf("第 0 层的 MLP（SwiGLU）：out = down_proj(silu(gate_proj(x)) · up_proj(x))\n");
     printf("  gate_proj [%lld, %lld]、up_proj [%lld, %lld]、down_proj [%lld, %lld]：%d → %d → %d，中间宽 "
            "%.1f 倍\n",
@@ -90,10 +93,9 @@ int main(int argc, char **argv) {
         (double)params / 1e6, grouped(params, b, sizeof b), 2.0 * H * 4 * H / 1e6);
 
     /* ---- run it ---- */
-    MlpTrace trace = {gate, up, act};
-    mlp_forward(mw, x, T, out, &trace); /* once to page the weights in from the file */
+    mlp_forward(mlp, &acts, x, T, out); /* once to page the weights in from the file */
     double t0 = now_seconds();
-    mlp_forward(mw, x, T, out, &trace);
+    mlp_forward(mlp, &acts, x, T, out);
     double ms = (now_seconds() - t0) * 1000;
 
     printf("输入：%s %s 的词向量过 input_layernorm（第 3 章），形状 (%d, %d)\n", label,
@@ -131,7 +133,8 @@ int main(int argc, char **argv) {
 
     dump_write(&dump, args.dump);
     dump_free(&dump);
+    mlp_acts_free(&acts);
     tok_ids_free(&ids);
-    ckpt_close(&ck);
+    model_close(&m);
     return 0;
 }

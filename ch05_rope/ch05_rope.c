@@ -16,15 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "demo.h"
-#include "linear.h"
-#include "norm.h"
-#include "plot.h"
-#include "rope.h"
-#include "safetensors.h"
-#include "sentence.h"
-#include "util.h"
+#include "qwen/linear.h"
+#include "qwen/norm.h"
+#include "qwen/rope.h"
+#include "qwen/safetensors.h"
+#include "qwen/weights.h"
+#include "workbook/demo.h"
+#include "workbook/plot.h"
+#include "workbook/sentence.h"
+#include "workbook/util.h"
 
 static void usage(FILE *to) {
     fprintf(to,
@@ -69,26 +69,27 @@ static double score_at(const RopeTable *rt, const float *q, const float *k, int 
  * layer, after q_norm / k_norm and before RoPE: [head_dim] each. The input is the
  * embedding through that layer's input_layernorm, standing in for the real layer
  * input, which needs the layers before it (chapter 7). */
-static int query_and_key(const Checkpoint *ck, const float *emb, int tq, int tk, float *q, float *k) {
-    const Config *c = &ck->config;
+static int query_and_key(const Model *m, const float *emb, int tq, int tk, float *q, float *k) {
+    const Config *c = &m->ck.config;
     int L = -1;
     for (int i = 0; i < c->num_hidden_layers && L < 0; i++)
         if (c->layer_types[i] == LAYER_FULL_ATTENTION) L = i;
-    if (L < 0) die("%s/config.json: no full_attention layer, so no query and key to rotate", ck->dir);
-    const LayerWeights *lw = &ck->weights.layers[L];
+    if (L < 0) die("%s/config.json: no full_attention layer, so no query and key to rotate", m->ck.dir);
+    const Layer *lw = &m->layers[L];
+    const AttentionWeights *aw = &lw->self_attn.w;
     int H = c->hidden_size, d = c->head_dim;
     float *x = xmalloc((size_t)H * sizeof(float)); /* [H] */
     /* [heads · 2d]: per head d query values, then d gate values */
-    float *qg = xmalloc((size_t)lw->self_attn.q_proj->shape[0] * sizeof(float));
-    float *kv = xmalloc((size_t)lw->self_attn.k_proj->shape[0] * sizeof(float)); /* [kv_heads · d] */
+    float *qg = xmalloc((size_t)aw->q_proj->shape[0] * sizeof(float));
+    float *kv = xmalloc((size_t)aw->k_proj->shape[0] * sizeof(float)); /* [kv_heads · d] */
     rmsnorm(x, emb + (size_t)tq * H, 1, H, lw->input_layernorm, (float)c->rms_norm_eps);
-    linear(lw->self_attn.q_proj, x, qg);
+    linear(aw->q_proj, x, qg);
     memcpy(q, qg, (size_t)d * sizeof(float)); /* head 0's query (its gate follows) */
     rmsnorm(x, emb + (size_t)tk * H, 1, H, lw->input_layernorm, (float)c->rms_norm_eps);
-    linear(lw->self_attn.k_proj, x, kv);
+    linear(aw->k_proj, x, kv);
     memcpy(k, kv, (size_t)d * sizeof(float)); /* kv head 0 */
-    rmsnorm(q, q, 1, d, lw->self_attn.q_norm, (float)c->rms_norm_eps);
-    rmsnorm(k, k, 1, d, lw->self_attn.k_norm, (float)c->rms_norm_eps);
+    rmsnorm(q, q, 1, d, aw->q_norm, (float)c->rms_norm_eps);
+    rmsnorm(k, k, 1, d, aw->k_norm, (float)c->rms_norm_eps);
     free(x), free(qg), free(kv);
     return L;
 }
@@ -159,12 +160,12 @@ int main(int argc, char **argv) {
     DemoArgs args = demo_parse_args(argc, argv, true, usage, NULL, NULL);
 
     Error err;
-    Checkpoint ck;
-    demo_open_checkpoint(&ck, args.model);
-    const Config *c = &ck.config;
+    Model m;
+    demo_open_model(&m, args.model);
+    const Config *c = &m.ck.config;
     TokenIds ids;
     char label[256];
-    if (!sentence_ids(&ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
+    if (!sentence_ids(&m.ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
     int T = ids.n, H = c->hidden_size, d = c->head_dim;
 
     /* one table for everything below: the sentence's positions and the far placements */
@@ -231,9 +232,9 @@ int main(int argc, char **argv) {
 
     /* ---- 4. only the distance counts ---- */
     float *emb = xmalloc((size_t)T * H * sizeof(float)); /* [T, H] */
-    if (!sentence_embed(&ck, ids.ids, T, emb, &err)) die("%s", err.msg);
+    if (!sentence_embed(&m, ids.ids, T, emb, &err)) die("%s", err.msg);
     int tq = T > 1 ? 1 : 0;
-    int L = query_and_key(&ck, emb, tq, 0, q, k);
+    int L = query_and_key(&m, emb, tq, 0, q, k);
     printf("只看距离：第 %d 层（第一个全注意力层）给第 %d 个 token 算出 query（头 0）、给第 0 个 token 算出 "
            "key（KV 头 0），"
            "放到不同位置上打分 q·k / sqrt(%d)：\n",
@@ -267,6 +268,6 @@ int main(int argc, char **argv) {
     free(emb);
     rope_free(&rt);
     tok_ids_free(&ids);
-    ckpt_close(&ck);
+    model_close(&m);
     return 0;
 }

@@ -23,17 +23,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention.h"
-#include "checkpoint.h"
-#include "demo.h"
-#include "linear.h"
-#include "norm.h"
-#include "plot.h"
-#include "rope.h"
-#include "safetensors.h"
-#include "sentence.h"
-#include "tokenizer.h"
-#include "util.h"
+#include "qwen/attention.h"
+#include "qwen/linear.h"
+#include "qwen/norm.h"
+#include "qwen/rope.h"
+#include "qwen/safetensors.h"
+#include "qwen/tokenizer.h"
+#include "qwen/weights.h"
+#include "workbook/demo.h"
+#include "workbook/plot.h"
+#include "workbook/sentence.h"
+#include "workbook/util.h"
 
 static void usage(FILE *to) {
     fprintf(to,
@@ -202,29 +202,27 @@ int main(int argc, char **argv) {
     DemoArgs opt = demo_parse_args(argc, argv, true, usage, NULL, NULL);
 
     Error err;
-    Checkpoint ck;
-    demo_open_checkpoint(&ck, opt.model);
-    const Config *c = &ck.config;
+    Model m;
+    demo_open_model(&m, opt.model);
+    const Config *c = &m.ck.config;
     int layer = -1, n_full = 0;
     for (int i = 0; i < c->num_hidden_layers; i++)
         if (c->layer_types[i] == LAYER_FULL_ATTENTION) {
             if (layer < 0) layer = i;
             n_full++;
         }
-    if (layer < 0) die("%s: config.json has no full-attention layer", ck.dir);
-    const LayerWeights *lw = &ck.weights.layers[layer];
-    Attention at;
-    if (!attn_init(&at, c, &lw->self_attn, &err)) die("%s", err.msg);
-    int H = at.hidden, Hq = at.n_heads, Hkv = at.n_kv_heads, d = at.head_dim;
+    if (layer < 0) die("%s: config.json has no full-attention layer", m.ck.dir);
+    const Attention *at = &m.layers[layer].self_attn;
+    int H = at->d.hidden, Hq = at->d.n_heads, Hkv = at->d.n_kv_heads, d = at->d.head_dim;
 
     /* The token ids (--ids, else the sentence through tokenizer.json, else the
      * reference's ids) and, when there is a tokenizer, each token's text for labels. */
     TokenIds ids;
     char source_label[256];
-    if (!sentence_ids(&ck, opt.ids, &ids, source_label, sizeof source_label, &err)) die("%s", err.msg);
+    if (!sentence_ids(&m.ck, opt.ids, &ids, source_label, sizeof source_label, &err)) die("%s", err.msg);
     int T = ids.n;
     Tokenizer tok_storage, *tok = NULL;
-    char *tok_path = path_join(ck.dir, "tokenizer.json");
+    char *tok_path = path_join(m.ck.dir, "tokenizer.json");
     if (is_file(tok_path)) {
         if (!tok_load(&tok_storage, tok_path, &err)) die("%s", err.msg);
         tok = &tok_storage;
@@ -235,34 +233,30 @@ int main(int argc, char **argv) {
     /* The layer's input, as the chapter builds it: embedding rows → input_layernorm. */
     float *embed = xmalloc((size_t)T * H * sizeof(float)); /* [T, H] */
     float *x = xmalloc((size_t)T * H * sizeof(float));     /* [T, H] */
-    if (!sentence_embed(&ck, ids.ids, T, embed, &err)) die("%s", err.msg);
-    rmsnorm(x, embed, T, H, lw->input_layernorm, (float)c->rms_norm_eps);
+    if (!sentence_layer_input(&m, ids.ids, T, layer, embed, x, &err)) die("%s", err.msg);
 
-    /* The full pass, keeping every intermediate. */
+    /* The full pass, keeping every intermediate (the buffers of AttnActs, and the
+     * attention weights, which it keeps on request). */
     size_t nq = (size_t)T * Hq * d, nk = (size_t)T * Hkv * d;
-    float *q_raw = xmalloc(nq * sizeof(float));                 /* [T, Hq, d] */
-    float *gate = xmalloc(nq * sizeof(float));                  /* [T, Hq, d] */
-    float *q = xmalloc(nq * sizeof(float));                     /* [T, Hq, d] */
-    float *k_raw = xmalloc(nk * sizeof(float));                 /* [T, Hkv, d] before k_norm */
-    float *k = xmalloc(nk * sizeof(float));                     /* [T, Hkv, d] */
-    float *v = xmalloc(nk * sizeof(float));                     /* [T, Hkv, d] */
+    AttnActs acts;
+    attn_acts_init(&acts, &at->d, T);
     float *probs = xmalloc((size_t)Hq * T * T * sizeof(float)); /* [Hq, T, T] */
-    float *attn = xmalloc(nq * sizeof(float));                  /* [T, Hq·d] */
-    float *gated = xmalloc(nq * sizeof(float));                 /* [T, Hq·d] */
-    float *out = xmalloc((size_t)T * H * sizeof(float));        /* [T, H] */
-    AttnTrace tr = {q_raw, gate, q, k, v, probs, attn, gated};
+    acts.probs = probs;
+    float *out = xmalloc((size_t)T * H * sizeof(float)); /* [T, H] */
     RopeTable rope;
     rope_init_config(&rope, c, T);
     KVCache kv;
-    kv_init(&kv, &at, T);
-    attn_forward(&at, &rope, &kv, x, T, out, &tr);
+    kv_init(&kv, &at->d, T);
+    attn_forward(at, &acts, &kv, &rope, x, T, out);
+    const float *q_raw = acts.q_raw, *gate = acts.gate, *q = acts.q, *k = acts.k, *v = acts.v,
+                *attn = acts.attn, *gated = acts.gated;
     /* k before its norm, for the scale line: k_proj once more (the layer keeps only the normed k) */
-    linear_batch(lw->self_attn.k_proj, x, T, k_raw);
+    float *k_raw = xmalloc(nk * sizeof(float)); /* [T, Hkv, d] */
+    linear_batch(at->w.k_proj, x, T, k_raw);
 
     /* ---- what the chapter prints ---- */
-    const AttentionWeights *w = &lw->self_attn;
-    int64_t n_params = w->q_proj->numel + w->k_proj->numel + w->v_proj->numel + w->o_proj->numel +
-                       w->q_norm->numel + w->k_norm->numel;
+    const AttentionWeights *w = &at->w;
+    int64_t n_params = attn_param_count(at);
     char full_layers[256] = "";
     for (int i = 0, n = 0; i < c->num_hidden_layers; i++)
         if (c->layer_types[i] == LAYER_FULL_ATTENTION) {
@@ -283,11 +277,11 @@ int main(int argc, char **argv) {
     for (int t = 0; t < T && t < 24; t++) printf("%s%s", t ? " | " : "", labels[t]);
     printf("%s（查词嵌入，过第 %d 层的 input_layernorm）\n", T > 24 ? " | ……" : "", layer);
 
-    printf("GQA：%d 个 query 头共用 %d 个 KV 头，每 %d 个一组：", Hq, Hkv, at.group);
+    printf("GQA：%d 个 query 头共用 %d 个 KV 头，每 %d 个一组：", Hq, Hkv, at->d.group);
     for (int g = 0; g < Hkv; g++) {
         int first = -1, last = -1;
         for (int h = 0; h < Hq; h++)
-            if (attn_kv_head(&at, h) == g) last = h, first = first < 0 ? h : first;
+            if (attn_kv_head(&at->d, h) == g) last = h, first = first < 0 ? h : first;
         printf("%s头 %d–%d 读 KV 头 %d", g ? "，" : "", first, last, g);
     }
     printf("\n");
@@ -307,7 +301,7 @@ int main(int argc, char **argv) {
         int best = 0;
         for (int j = 1; j < T; j++)
             if (row[j] > row[best]) best = j;
-        printf("  头 %d（KV 头 %d）：", h, attn_kv_head(&at, h));
+        printf("  头 %d（KV 头 %d）：", h, attn_kv_head(&at->d, h));
         if (T <= 12) {
             for (int j = 0; j < T; j++) printf("%s%.2f", j ? " " : "", row[j]);
             printf("，最看重「%s」", labels[best]);
@@ -350,16 +344,19 @@ int main(int argc, char **argv) {
                (double)per_token * c->max_position_embeddings / (1 << 30));
     printf("\n");
     printf("  不用 GQA（%d 个头各存自己的 K、V）每个 token 每层要 %g KB，是现在的 %d 倍\n", Hq,
-           (double)per_token * at.group / 1024, at.group);
+           (double)per_token * at->d.group / 1024, at->d.group);
 
     /* Token by token: the first half as a prompt, then one token at a time. */
     int prefill = (T + 1) / 2;
     float *dec = xmalloc((size_t)T * H * sizeof(float)); /* [T, H] */
     KVCache kv2;
-    kv_init(&kv2, &at, 0);
-    attn_forward(&at, &rope, &kv2, x, prefill, dec, NULL);
+    kv_init(&kv2, &at->d, 0);
+    AttnActs acts2; /* its own buffers: the full pass's intermediates are still to be drawn and dumped */
+    attn_acts_init(&acts2, &at->d, prefill);
+    attn_forward(at, &acts2, &kv2, &rope, x, prefill, dec);
     for (int t = prefill; t < T; t++)
-        attn_forward(&at, &rope, &kv2, x + (size_t)t * H, 1, dec + (size_t)t * H, NULL);
+        attn_forward(at, &acts2, &kv2, &rope, x + (size_t)t * H, 1, dec + (size_t)t * H);
+    attn_acts_free(&acts2);
     double maxdiff = 0;
     for (size_t i = 0; i < (size_t)T * H; i++) maxdiff = fmax(maxdiff, fabs((double)dec[i] - out[i]));
     printf("逐 token 解码：先整段算前 %d 个 token，再带着 KV cache 一个一个算后 %d "
@@ -411,14 +408,14 @@ int main(int argc, char **argv) {
     kv_free(&kv2);
     rope_free(&rope);
     free(dec);
-    free(q_raw), free(gate), free(q), free(k_raw), free(k), free(v), free(probs), free(attn), free(gated),
-        free(out);
+    attn_acts_free(&acts);
+    free(k_raw), free(probs), free(out);
     free(embed), free(x);
     for (int t = 0; t < T; t++) free(labels[t]);
     free(labels);
     tok_ids_free(&ids);
     if (tok) tok_free(tok);
     free(tok_path);
-    ckpt_close(&ck);
+    model_close(&m);
     return 0;
 }

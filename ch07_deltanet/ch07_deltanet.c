@@ -13,7 +13,7 @@
  *   4. The delta rule's defining property: the same (k, v) written six times with
  *      β = 0.5 is read back ever closer to v (the distance halves each time), while
  *      plain linear attention piles β·v on top at every write. The random k and v
- *      are PyTorch's after torch.manual_seed(0) (common/torch_rng.h), so these six
+ *      are PyTorch's after torch.manual_seed(0) (common/workbook/torch_rng.h), so these six
  *      lines are the book's to the last digit.
  *
  * The layer's input is the real one: the token ids' embedding rows through layer
@@ -28,15 +28,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "deltanet.h"
-#include "demo.h"
-#include "norm.h"
-#include "plot.h"
-#include "sentence.h"
-#include "tokenizer.h"
-#include "torch_rng.h"
-#include "util.h"
+#include "qwen/deltanet.h"
+#include "qwen/norm.h"
+#include "qwen/tokenizer.h"
+#include "qwen/weights.h"
+#include "workbook/demo.h"
+#include "workbook/plot.h"
+#include "workbook/sentence.h"
+#include "workbook/torch_rng.h"
+#include "workbook/util.h"
 
 #define COPIES 20   /* the long text: the sentence 20 times … */
 #define JOINER "。" /* … joined with a full stop */
@@ -129,7 +129,7 @@ static void tokenize_texts(const char *path, TokenIds *short_ids, TokenIds *long
 
 /* The short and the long text's ids, in this order: --tokenizer FILE; --ids (the long
  * text then 20 copies joined with --sep); the model folder's tokenizer.json;
- * otherwise the reference script's ids (common/sentence.h says so on stderr), the
+ * otherwise the reference script's ids (common/workbook/sentence.h says so on stderr), the
  * long text 20 copies of them. */
 static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids, TokenIds *long_ids) {
     *short_ids = (TokenIds){0};
@@ -163,12 +163,12 @@ static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids
 /* ---- the layer's input and timing -------------------------------------------------- */
 
 /* Layer 0's real input: embedding rows, then input_layernorm.   x: [T, hidden] */
-static float *layer_input(const Checkpoint *ck, const TokenIds *ids) {
-    const Config *c = &ck->config;
+static float *layer_input(const Model *m, const TokenIds *ids) {
     Error err;
-    float *x = xaligned_alloc((size_t)ids->n * c->hidden_size * sizeof(float));
-    if (!sentence_embed(ck, ids->ids, ids->n, x, &err)) die("%s", err.msg);
-    rmsnorm(x, x, ids->n, c->hidden_size, ck->weights.layers[LAYER].input_layernorm, (float)c->rms_norm_eps);
+    size_t n = (size_t)ids->n * m->ck.config.hidden_size;
+    float *embed = xaligned_alloc(n * sizeof(float)), *x = xaligned_alloc(n * sizeof(float));
+    if (!sentence_layer_input(m, ids->ids, ids->n, LAYER, embed, x, &err)) die("%s", err.msg);
+    free(embed);
     return x;
 }
 
@@ -187,7 +187,7 @@ static double time_layer(const DeltaNet *dn, const float *x, int T, float *y, De
     for (int r = -1; r < reps; r++) {
         dn_state_reset(&st, &dn->d);
         double t0 = now_seconds();
-        dn_forward(dn, x, T, y, &st, acts);
+        dn_forward(dn, acts, &st, x, T, y);
         if (r >= 0) ms[r] = (now_seconds() - t0) * 1e3;
     }
     qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
@@ -248,16 +248,15 @@ static void rewrite_experiment(void) {
 
 /* Time for the whole text at once and token by token, at growing lengths; the state
  * the layer keeps against a full-attention layer's KV cache. */
-static void plot_figures(const Checkpoint *ck, const DeltaNet *dn, const TokenIds *text,
-                         const PlotOptions *opt) {
-    const Config *c = &ck->config;
+static void plot_figures(const Model *m, const DeltaNet *dn, const TokenIds *text, const PlotOptions *opt) {
+    const Config *c = &m->ck.config;
     static const int lengths[] = {1, 16, 32, 64, 128, 192, 256, 384, 512};
     enum { N = (int)ARRAY_LEN(lengths) };
     int max_T = lengths[N - 1];
     /* Long inputs: the long text's ids over and over. */
     TokenIds ids = {0};
     for (int i = 0; i < max_T; i++) tok_ids_push(&ids, text->ids[i % text->n]);
-    float *x = layer_input(ck, &ids);
+    float *x = layer_input(m, &ids);
     float *y = xaligned_alloc((size_t)max_T * c->hidden_size * sizeof(float));
     DeltaNetActs acts;
     dn_acts_init(&acts, &dn->d, max_T);
@@ -272,7 +271,7 @@ static void plot_figures(const Checkpoint *ck, const DeltaNet *dn, const TokenId
     dn_state_init(&st, &dn->d);
     double t0 = now_seconds();
     for (int t = 0, i = 0; t < max_T; t++) {
-        dn_forward(dn, x + (size_t)t * c->hidden_size, 1, y, &st, &acts);
+        dn_forward(dn, &acts, &st, x + (size_t)t * c->hidden_size, 1, y);
         if (t + 1 == lengths[i]) stepwise[i++] = (now_seconds() - t0) * 1e3;
     }
     dn_state_free(&st);
@@ -345,14 +344,9 @@ static float *ids_as_floats(DumpSet *ds, const char *name, const TokenIds *ids) 
     return f;
 }
 
-/* Key-head vectors [T, n_k, dk] repeated for every value head, [T, n_v, dk], as the
- * reference stores q and k: value head h reads key head h / (n_v / n_k). */
+/* Key-head vectors [T, n_k, dk] as the reference stores them, [T, n_v, dk]. */
 static void per_value_head(DumpSet *ds, const char *name, const float *x, int T, const DeltaNetDims *d) {
-    float *y = dump_buffer(ds, name, 3, (int64_t[]){T, d->n_v, d->dk});
-    for (int t = 0; t < T; t++)
-        for (int h = 0; h < d->n_v; h++)
-            memcpy(y + ((size_t)t * d->n_v + h) * d->dk,
-                   x + ((size_t)t * d->n_k + h / (d->n_v / d->n_k)) * d->dk, (size_t)d->dk * sizeof(float));
+    dn_repeat_key_heads(d, x, T, dump_buffer(ds, name, 3, (int64_t[]){T, d->n_v, d->dk}));
 }
 
 /* Layer 0 on the short text, every intermediate, named as
@@ -364,7 +358,7 @@ static void dump(const char *path, const DeltaNet *dn, const TokenIds *texts[2],
     /* The tables after the short text: one more run, keeping its state. */
     DeltaNetState st;
     dn_state_init(&st, d);
-    dn_forward(dn, inputs[0], (int)T, outputs[0], &st, a);
+    dn_forward(dn, a, &st, inputs[0], (int)T, outputs[0]);
     DumpSet ds;
     dump_init(&ds);
     ids_as_floats(&ds, "ids", texts[0]);
@@ -394,23 +388,23 @@ static void dump(const char *path, const DeltaNet *dn, const TokenIds *texts[2],
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
     Options opt = parse_args(argc, argv);
-    Checkpoint ck;
-    demo_open_checkpoint(&ck, opt.common.model);
-    const Config *c = &ck.config;
-    if (ck.weights.layers[LAYER].type != LAYER_LINEAR_ATTENTION)
-        die("%s: layer %d is not a linear-attention (Gated DeltaNet) layer", ck.dir, LAYER);
-    const DeltaNetWeights *w = &ck.weights.layers[LAYER].linear_attn;
-    DeltaNet dn;
-    dn_init(&dn, c, w);
-    const DeltaNetDims *d = &dn.d;
+    Model m;
+    demo_open_model(&m, opt.common.model);
+    const Config *c = &m.ck.config;
+    if (m.layers[LAYER].type != LAYER_LINEAR_ATTENTION)
+        die("%s: layer %d is not a linear-attention (Gated DeltaNet) layer", m.ck.dir, LAYER);
+    const DeltaNet *dn = &m.layers[LAYER].linear_attn;
+    const DeltaNetWeights *w = &dn->w;
+    const DeltaNetDims *d = &dn->d;
 
     TokenIds short_ids, long_ids; /* the two texts, read before anything is printed */
-    text_ids(&opt, &ck, &short_ids, &long_ids);
+    text_ids(&opt, &m.ck, &short_ids, &long_ids);
     if (short_ids.n == 0) die("the short text has no tokens");
 
     /* 1. the layer's size, and each head's fixed forgetting speed */
     printf("一层线性注意力 %.1fM 参数：in_proj_qkv %.1fM，conv1d 只有 %lld 个\n",
-           (double)dn_param_count(w) / 1e6, (double)w->in_proj_qkv->numel / 1e6, (long long)w->conv1d->numel);
+           (double)dn_param_count(dn) / 1e6, (double)w->in_proj_qkv->numel / 1e6,
+           (long long)w->conv1d->numel);
     float a_min = INFINITY, a_max = -INFINITY;
     for (int h = 0; h < d->n_v; h++) {
         float speed = expf(tensor_get_f32(w->A_log, h)); /* exp(A_log) = −neg_A */
@@ -424,10 +418,10 @@ int main(int argc, char **argv) {
     DeltaNetActs acts[2];
     for (int i = 0; i < 2; i++) {
         int T = texts[i]->n;
-        inputs[i] = layer_input(&ck, texts[i]);
+        inputs[i] = layer_input(&m, texts[i]);
         outputs[i] = xaligned_alloc((size_t)T * d->hidden * sizeof(float));
         dn_acts_init(&acts[i], d, T);
-        double ms = time_layer(&dn, inputs[i], T, outputs[i], &acts[i], T > 64 ? 5 : 21);
+        double ms = time_layer(dn, inputs[i], T, outputs[i], &acts[i], T > 64 ? 5 : 21);
         printf("  %3d 个 token：输出 (1, %d, %d)，%.0f ms\n", T, T, d->hidden, ms);
     }
     printf("记忆表：每个头 [%d, %d]，%d 个头共 %.1f MB，和 token 数无关；全注意力的 KV cache 每个 token 要加 "
@@ -452,17 +446,16 @@ int main(int argc, char **argv) {
 
     if (opt.common.plot != PLOT_NONE) {
         PlotOptions po = {.mode = opt.common.plot};
-        plot_figures(&ck, &dn, &long_ids, &po);
+        plot_figures(&m, dn, &long_ids, &po);
     }
 
-    if (opt.common.dump) dump(opt.common.dump, &dn, texts, inputs, outputs, &acts[0]);
+    if (opt.common.dump) dump(opt.common.dump, dn, texts, inputs, outputs, &acts[0]);
 
     for (int i = 0; i < 2; i++) {
         free(inputs[i]), free(outputs[i]);
         dn_acts_free(&acts[i]);
     }
     tok_ids_free(&short_ids), tok_ids_free(&long_ids);
-    dn_free(&dn);
-    ckpt_close(&ck);
+    model_close(&m);
     return 0;
 }

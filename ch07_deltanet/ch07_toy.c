@@ -14,7 +14,7 @@
  *      random unit keys do not, and the delta rule keeps the recent ones best.
  *
  * Part 4 draws its keys and values from PyTorch's random stream after
- * torch.manual_seed(0) (common/torch_rng.h), so its percentages are the book's.
+ * torch.manual_seed(0) (common/workbook/torch_rng.h), so its percentages are the book's.
  * Figures (plots/): the decay curves, the error against the number of pairs, and
  * the error of each pair by when it was written.
  */
@@ -25,12 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demo.h"
-#include "linalg.h"
-#include "plot.h"
-#include "pyfmt.h"
-#include "torch_rng.h"
-#include "util.h"
+#include "workbook/demo.h"
+#include "workbook/linalg.h"
+#include "workbook/plot.h"
+#include "workbook/pyfmt.h"
+#include "workbook/torch_rng.h"
+#include "workbook/util.h"
 
 #define D    2   /* parts 1-2: the hand-sized table is [2, 2] */
 #define DK   128 /* part 4: key and value size of one Qwen3.5 head, the table is [128, 128] */

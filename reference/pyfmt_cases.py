@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes what Python itself prints for tricky numbers: the reference for common/pyfmt.c.
+"""Writes what Python itself prints for tricky numbers: the reference for common/workbook/pyfmt.c.
 
     /usr/bin/python3 reference/pyfmt_cases.py > ch07_deltanet/tests/data/pyfmt_cases.txt
 

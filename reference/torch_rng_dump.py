@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes PyTorch's random numbers as bit patterns, the reference for common/torch_rng.c.
+"""Writes PyTorch's random numbers as bit patterns, the reference for common/workbook/torch_rng.c.
 
     /usr/bin/python3 reference/torch_rng_dump.py
 

@@ -137,7 +137,7 @@ else
 fi
 
 # ---- the tiny checkpoint ------------------------------------------------------------
-# Total by hand from synth_config_tiny (common/synthetic.c): vocab 1024, hidden 64,
+# Total by hand from synth_config_tiny (common/workbook/synthetic.c): vocab 1024, hidden 64,
 # MLP 128, layers L L L F, attention 4 heads / 2 kv heads of 32, DeltaNet 2 key /
 # 4 value heads of 16, kernel 4 (conv width 2·32 + 64 = 128):
 #   embed 1024·64 = 65,536; final norm 64

@@ -1,4 +1,4 @@
-/* test_checkpoint.c — opening a model folder (common/checkpoint.h).
+/* test_checkpoint.c — opening a model folder (qwen/weights.h, qwen/model.h's model_open).
  *
  * The folders are the tiny synthetic checkpoint in the real layout (index file, the
  * odd shard name, model.language_model. prefix, vision and mtp tensors, mixed
@@ -8,9 +8,10 @@
  * a config.json that contradicts the shapes). Broken folders must give one line
  * naming the file and the problem.
  */
-#include "checkpoint.h"
 #include "helpers.h"
-#include "synthetic.h"
+#include "qwen/model.h"
+#include "qwen/weights.h"
+#include "workbook/synthetic.h"
 
 static const char SHARD1[] = "model.safetensors-00001-of-00001.safetensors";
 static const char *const TEXT_PREFIX = "model.language_model.";
@@ -38,28 +39,36 @@ static void teardown(void) {
     free(tiny);
 }
 
+/* Opens dir as a demo does (model_open: every weight checked against the config),
+ * and the checkpoint alone into ck. */
 static void open_ok(Checkpoint *ck, const char *dir) {
     Error err;
+    Model m;
+    ck_assert_msg(model_open(&m, dir, &err), "%s", err.msg);
+    model_close(&m);
     ck_assert_msg(ckpt_open(ck, dir, &err), "%s", err.msg);
 }
 
-/* Opening must fail with one line containing every fragment, and leave ck empty. */
+/* Opening the model must fail with one line containing every fragment, and leave
+ * the model empty. */
 #define expect_open_error(folder, ...)                                                                       \
     do {                                                                                                     \
-        Checkpoint ck_;                                                                                      \
+        Model m_;                                                                                            \
         Error err_ = {{0}};                                                                                  \
-        bool opened_ = ckpt_open(&ck_, (folder), &err_);                                                     \
-        if (opened_) ckpt_close(&ck_);                                                                       \
+        bool opened_ = model_open(&m_, (folder), &err_);                                                     \
+        if (opened_) model_close(&m_);                                                                       \
         ck_assert_msg(!opened_, "%s was accepted", (folder));                                                \
         ck_assert_error(err_, __VA_ARGS__);                                                                  \
-        ck_assert(ck_.n_shards == 0 && ck_.shards == NULL && ck_.refs == NULL && ck_.dir == NULL);           \
+        const Checkpoint *ck_ = &m_.ck;                                                                      \
+        ck_assert(ck_->n_shards == 0 && ck_->shards == NULL && ck_->refs == NULL && ck_->dir == NULL);       \
+        ck_assert(m_.layers == NULL);                                                                        \
     } while (0)
 
 static const char *base_name(const char *path) { return strrchr(path, '/') + 1; }
 
 /* ---- the real layout ------------------------------------------------------------ */
 
-/* Parameters of the tiny model, by hand from synth_config_tiny (common/synthetic.c):
+/* Parameters of the tiny model, by hand from synth_config_tiny (common/workbook/synthetic.c):
  * vocab V = 1024, hidden H = 64, MLP I = 128, layers L L L F; attention 4 query
  * heads, 2 kv heads, head_dim 32; DeltaNet 2 key heads, 4 value heads, 16 dims each,
  * kernel 4. Key width 2·16 = 32, value width 4·16 = 64, conv width 32+32+64 = 128.
@@ -116,20 +125,23 @@ START_TEST(tiny_checkpoint_in_the_real_layout) {
     ck_assert_ptr_null(ckpt_find(&ck, "mtp.fc.weight"));
     ck_assert_ptr_null(ckpt_find(&ck, "fc.weight"));
 
-    const Weights *w = &ck.weights;
+    Model model;
+    Error err;
+    ck_assert_msg(model_open(&model, tiny, &err), "%s", err.msg);
+    const Model *w = &model;
     ck_assert(w->tied);
     ck_assert_ptr_eq(w->lm_head, w->embed_tokens);
     ck_assert(w->embed_tokens->ndim == 2 && w->embed_tokens->shape[0] == 1024 &&
               w->embed_tokens->shape[1] == 64);
-    ck_assert_ptr_eq(w->norm, ckpt_find(&ck, "norm.weight"));
+    ck_assert_ptr_eq(w->norm, ckpt_find(&model.ck, "norm.weight"));
     for (int i = 0; i < 4; i++) {
-        const LayerWeights *l = &w->layers[i];
+        const Layer *l = &w->layers[i];
         ck_assert_int_eq(l->type, i == 3 ? LAYER_FULL_ATTENTION : LAYER_LINEAR_ATTENTION);
-        ck_assert(l->input_layernorm && l->post_attention_layernorm && l->mlp.gate_proj && l->mlp.up_proj &&
-                  l->mlp.down_proj);
-        ck_assert(l->mlp.down_proj->shape[0] == 64 && l->mlp.down_proj->shape[1] == 128);
+        ck_assert(l->input_layernorm && l->post_attention_layernorm && l->mlp.w.gate_proj &&
+                  l->mlp.w.up_proj && l->mlp.w.down_proj);
+        ck_assert(l->mlp.w.down_proj->shape[0] == 64 && l->mlp.w.down_proj->shape[1] == 128);
         if (i < 3) {
-            const DeltaNetWeights *n = &l->linear_attn;
+            const DeltaNetWeights *n = &l->linear_attn.w;
             ck_assert(n->in_proj_qkv->shape[0] == 128 && n->in_proj_qkv->shape[1] == 64);
             ck_assert(n->conv1d->ndim == 3 && n->conv1d->shape[0] == 128 && n->conv1d->shape[1] == 1 &&
                       n->conv1d->shape[2] == 4);
@@ -137,17 +149,19 @@ START_TEST(tiny_checkpoint_in_the_real_layout) {
                       n->in_proj_a->shape[0] == 4);
             ck_assert(n->dt_bias->shape[0] == 4 && n->A_log->shape[0] == 4 && n->norm->shape[0] == 16);
             ck_assert(n->out_proj->shape[0] == 64 && n->out_proj->shape[1] == 64);
-            ck_assert_ptr_null(l->self_attn.q_proj);
+            ck_assert_ptr_null(l->self_attn.w.q_proj);
         } else {
-            const AttentionWeights *a = &l->self_attn;
+            const AttentionWeights *a = &l->self_attn.w;
             /* 4 heads × (32 query + 32 gate) rows */
             ck_assert(a->q_proj->shape[0] == 256 && a->q_proj->shape[1] == 64);
             ck_assert(a->k_proj->shape[0] == 64 && a->v_proj->shape[0] == 64);
             ck_assert(a->o_proj->shape[0] == 64 && a->o_proj->shape[1] == 128);
             ck_assert(a->q_norm->shape[0] == 32 && a->k_norm->shape[0] == 32);
-            ck_assert_ptr_null(l->linear_attn.in_proj_qkv);
+            ck_assert_ptr_null(l->linear_attn.w.in_proj_qkv);
         }
     }
+    model_close(&model);
+    ck_assert_ptr_null(model.layers);
     ckpt_close(&ck);
     ck_assert_ptr_null(ck.dir);
 }
@@ -329,15 +343,19 @@ START_TEST(untied_lm_head_is_used) {
     Checkpoint ck;
     open_ok(&ck, untied);
     ck_assert(!ck.config.tie_word_embeddings);
-    ck_assert(!ck.weights.tied);
-    const Tensor *head = ck.weights.lm_head, *embed = ck.weights.embed_tokens;
+    Model m;
+    Error err;
+    ck_assert_msg(model_open(&m, untied, &err), "%s", err.msg);
+    ck_assert(!m.tied);
+    const Tensor *head = m.lm_head, *embed = m.embed_tokens;
     ck_assert_ptr_ne(head, embed);
     ck_assert_str_eq(head->name, "lm_head.weight");
     ck_assert(head->ndim == 2 && head->shape[0] == 1024 && head->shape[1] == 64);
-    ck_assert_ptr_eq(head, ckpt_find(&ck, "lm_head.weight"));
+    ck_assert_ptr_eq(head, ckpt_find(&m.ck, "lm_head.weight"));
     ck_assert_msg(memcmp(head->data, embed->data, 1024 * 64 * 2) != 0,
                   "lm_head holds the embedding's values");
     ck_assert_int_eq(ck.n_refs, 56);
+    model_close(&m);
     ckpt_close(&ck);
     free(untied);
 }
@@ -352,8 +370,12 @@ START_TEST(stored_lm_head_wins_over_the_tie_flag) {
     Checkpoint ck;
     open_ok(&ck, untied);
     ck_assert(ck.config.tie_word_embeddings);
-    ck_assert(!ck.weights.tied);
-    ck_assert_str_eq(ck.weights.lm_head->name, "lm_head.weight");
+    Model m;
+    Error err;
+    ck_assert_msg(model_open(&m, untied, &err), "%s", err.msg);
+    ck_assert(!m.tied);
+    ck_assert_str_eq(m.lm_head->name, "lm_head.weight");
+    model_close(&m);
     ckpt_close(&ck);
     free(untied);
     free(config);

@@ -1,4 +1,4 @@
-/* test_config.c — reading config.json (common/config.h).
+/* test_config.c — reading config.json (common/qwen/config.h).
  *
  * REAL_CONFIG below is typed from spec/qwen35.md §1: the layout of the file in the
  * Qwen/Qwen3.5-0.8B download (a vision-language config: the text model's settings
@@ -13,8 +13,8 @@
  */
 #include <math.h>
 
-#include "config.h"
 #include "helpers.h"
+#include "qwen/config.h"
 
 #define LLLF "\"linear_attention\", \"linear_attention\", \"linear_attention\", \"full_attention\""
 

@@ -4,14 +4,14 @@
  * in PyTorch. Read back, each must have the checkpoint tensor's shape and exactly
  * its values: BF16 -> float32 only appends 16 zero bits, so the comparison allows
  * no difference at all (atol = rtol = 0). As an anchor outside our own code, A_log
- * must hold what common/synthetic.h says the synthetic checkpoint stores:
+ * must hold what common/workbook/synthetic.h says the synthetic checkpoint stores:
  * log(0.001 · 1300^(h / (n − 1))) for head h of n.
  */
 #include <math.h>
 
-#include "checkpoint.h"
-#include "compare.h"
 #include "helpers.h"
+#include "qwen/weights.h"
+#include "tests/compare.h"
 
 static char *scratch, *demo, *out_txt, *err_txt;
 static const char *tiny;

@@ -1,4 +1,4 @@
-/* test_model_find.c — where the demos look for the model (model_find, checkpoint.h).
+/* test_model_find.c — where the demos look for the model (model_find, qwen/weights.h).
  *
  * The order: --model DIR, then $QWEN35_MODEL, then models/Qwen3.5-0.8B under the
  * repository root, then the Hugging Face cache ($HF_HUB_CACHE, else $HF_HOME/hub,
@@ -10,8 +10,8 @@
  * it holds a download is read once, and the tests that reach that rule check the
  * outcome that follows from it (the download wins, or the message lists its path).
  */
-#include "checkpoint.h"
 #include "helpers.h"
+#include "qwen/weights.h"
 
 #define LOCAL_MODEL REPO_ROOT "/models/Qwen3.5-0.8B"
 #define HF_REPO     "models--Qwen--Qwen3.5-0.8B"

@@ -1,4 +1,4 @@
-/* test_safetensors.c — the .safetensors reader and writer (common/safetensors.h).
+/* test_safetensors.c — the .safetensors reader and writer (common/qwen/safetensors.h).
  *
  * The reader is first tested on files whose every byte the test spells out: the
  * 8-byte little-endian header length, a JSON header typed here, and the tensor data
@@ -12,7 +12,7 @@
 #include <math.h>
 
 #include "helpers.h"
-#include "safetensors.h"
+#include "qwen/safetensors.h"
 
 static char *dir; /* scratch folder of the running test */
 

@@ -1,4 +1,4 @@
-/* test_tensor.c — the stored number formats (common/tensor.h) on their edge values.
+/* test_tensor.c — the stored number formats (common/qwen/tensor.h) on their edge values.
  *
  * Every expected value is written as bits worked out by hand from the formats:
  *   float32  1 sign | 8 exponent (bias 127) | 23 mantissa
@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "helpers.h"
-#include "tensor.h"
+#include "qwen/tensor.h"
 
 static uint32_t bits_of(float f) {
     uint32_t b;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "tokenizer.h"
+#include "qwen/tokenizer.h"
 
 #define QWEN3_JSON REPO_ROOT "/.cache/tokenizer-qwen3-3.7.2/tokenizer.json"
 

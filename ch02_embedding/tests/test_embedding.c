@@ -1,5 +1,5 @@
 /* Embedding look-up and the tied output head, on the tiny synthetic checkpoint
- * (common/synthetic.h, deterministic values), against the independent PyTorch
+ * (common/workbook/synthetic.h, deterministic values), against the independent PyTorch
  * reference reference/golden/tiny_forward.safetensors (reference/README.md):
  * its "embed" is E[ids] and its "logits" is final_norm · Eᵀ, both computed in
  * float64 from the same stored weights. Also the demo's --dump file. */
@@ -7,16 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "compare.h"
-#include "embedding.h"
-#include "safetensors.h"
-#include "synthetic.h"
+#include "qwen/embedding.h"
+#include "qwen/model.h"
+#include "qwen/safetensors.h"
+#include "tests/compare.h"
+#include "tests/golden_fixture.h"
+#include "workbook/synthetic.h"
 
-#define GOLDEN         REPO_ROOT "/reference/golden/tiny_forward.safetensors"
 #define TINY_TOKENIZER REPO_ROOT "/ch02_embedding/tests/data/tiny_tokenizer.json"
 
-static Checkpoint ck;
+static Model model;
+static const Checkpoint *ck = &model.ck;
 static SafeTensors golden;
 static Embedding emb;
 static char *dir;
@@ -30,40 +31,30 @@ static void setup(void) {
     SynthOptions o = {.n_shards = 1, .tokenizer = TINY_TOKENIZER};
     synth_config_tiny(&o.config);
     Error err;
-    if (!synth_write(dir, &o, &err) || !ckpt_open(&ck, dir, &err) || !st_open(&golden, GOLDEN, &err) ||
-        !emb_init(&emb, ck.weights.embed_tokens, &err)) {
+    if (!synth_write(dir, &o, &err) || !model_open(&model, dir, &err) ||
+        !emb_init(&emb, model.embed_tokens, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         exit(1);
     }
+    golden_open(&golden);
 }
 
 static void teardown(void) {
-    ckpt_close(&ck);
+    model_close(&model);
     st_close(&golden);
     free(dir);
 }
 
-/* A golden tensor as float32 (newly allocated); *n receives its element count. */
-static float *golden_f32(const char *name, int64_t *n) {
-    const Tensor *t = st_find(&golden, name);
-    ck_assert_msg(t, "%s has no %s", GOLDEN, name);
-    float *v = xmalloc(sizeof *v * (size_t)t->numel);
-    tensor_read_f32(t, 0, t->numel, v);
-    *n = t->numel;
-    return v;
-}
-
 START_TEST(shape) {
-    ck_assert_int_eq(emb.vocab, ck.config.vocab_size);
-    ck_assert_int_eq(emb.hidden, ck.config.hidden_size);
-    ck_assert(ck.weights.tied); /* no lm_head.weight: the head is this table */
+    ck_assert_int_eq(emb.vocab, ck->config.vocab_size);
+    ck_assert_int_eq(emb.hidden, ck->config.hidden_size);
+    ck_assert(model.tied); /* no lm_head.weight: the head is this table */
 }
 END_TEST
 
 START_TEST(lookup_matches_reference) {
-    int64_t n_ids, n_embed;
-    float *ids_f = golden_f32("ids", &n_ids), *want = golden_f32("embed", &n_embed);
-    ck_assert_int_eq(n_embed, n_ids * emb.hidden);
+    int64_t n_ids = golden_rows(&golden, "ids"), n_embed = n_ids * emb.hidden;
+    const float *ids_f = golden_f32(&golden, "ids", n_ids), *want = golden_f32(&golden, "embed", n_embed);
     int ids[64];
     for (int i = 0; i < n_ids; i++) ids[i] = (int)ids_f[i];
     float *got = xmalloc(sizeof *got * (size_t)n_embed); /* [T, hidden] */
@@ -72,16 +63,14 @@ START_TEST(lookup_matches_reference) {
     /* BF16 -> float32 is exact, and so is the golden's float64 -> float32: no tolerance */
     ck_assert(compare_f32("embed", "T x hidden", got, want, n_embed, 0, 0, NULL));
     free(got);
-    free(ids_f);
-    free(want);
 }
 END_TEST
 
 START_TEST(tied_head_matches_reference) {
-    int64_t n_h, n_logits;
-    float *h = golden_f32("final_norm", &n_h), *want = golden_f32("logits", &n_logits);
-    int T = (int)(n_h / emb.hidden);
-    ck_assert_int_eq(n_logits, (int64_t)T * emb.vocab);
+    int T = (int)golden_rows(&golden, "final_norm");
+    int64_t n_logits = (int64_t)T * emb.vocab;
+    const float *h = golden_f32(&golden, "final_norm", (int64_t)T * emb.hidden);
+    const float *want = golden_f32(&golden, "logits", n_logits);
     float *got = xmalloc(sizeof *got * (size_t)n_logits); /* [T, vocab] */
     for (int t = 0; t < T; t++) emb_logits(&emb, h + (int64_t)t * emb.hidden, got + (int64_t)t * emb.vocab);
     /* 64-term float32 dot products of O(1) values against float64: relative
@@ -89,8 +78,6 @@ START_TEST(tied_head_matches_reference) {
      * row or a missing term (errors of order 0.1) still fails */
     ck_assert(compare_f32("logits", "T x vocab", got, want, n_logits, 1e-4, 1e-5, NULL));
     free(got);
-    free(h);
-    free(want);
 }
 END_TEST
 
@@ -104,7 +91,7 @@ START_TEST(bad_ids_and_tables) {
     ck_assert(!emb_lookup(&emb, negative, 1, out, &err));
 
     Embedding e;
-    const Tensor *norm = ck.weights.norm; /* 1-D: not a table */
+    const Tensor *norm = model.norm; /* 1-D: not a table */
     ck_assert(!emb_init(&e, norm, &err));
     ck_assert_msg(strstr(err.msg, "2-D"), "%s", err.msg);
     ck_assert(!emb_init(&e, NULL, &err));

@@ -11,7 +11,7 @@
 
 #include <utf8proc.h>
 
-#include "tokenizer.h"
+#include "qwen/tokenizer.h"
 
 #define TINY REPO_ROOT "/ch02_embedding/tests/data/tiny_tokenizer.json"
 

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <utf8proc.h>
 
-#include "tokenizer.h"
+#include "qwen/tokenizer.h"
 
 #define DATA       REPO_ROOT "/ch02_embedding/tests/data/"
 #define QWEN3_JSON REPO_ROOT "/.cache/tokenizer-qwen3-3.7.2/tokenizer.json"

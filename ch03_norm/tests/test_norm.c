@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "compare.h"
-#include "golden_fixture.h"
-#include "norm.h"
-#include "safetensors.h"
-#include "util.h"
+#include "qwen/norm.h"
+#include "qwen/safetensors.h"
+#include "qwen/weights.h"
+#include "tests/compare.h"
+#include "tests/golden_fixture.h"
+#include "workbook/util.h"
 
 /* A float32 weight vector as if it came from a checkpoint. */
 static Tensor f32_tensor(const float *values, int n) {
@@ -113,10 +113,10 @@ END_TEST
  * float64 rounded to float32; ours is float32 (sum of squares in double), so the
  * two differ by a few float32 roundings on values of size ~1. */
 static bool check_rmsnorm(const GoldenFixture *f, const char *in, const char *out, const Tensor *w) {
-    int T = f->T, H = f->ck.config.hidden_size;
+    int T = f->T, H = f->model.ck.config.hidden_size;
     float *x = golden_values(f, in, (int64_t)T * H), *want = golden_values(f, out, (int64_t)T * H);
     float *y = xmalloc((size_t)T * H * sizeof(float)); /* [T, H] */
-    rmsnorm(y, x, T, H, w, (float)f->ck.config.rms_norm_eps);
+    rmsnorm(y, x, T, H, w, (float)f->model.ck.config.rms_norm_eps);
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", T, H);
     bool ok = compare_f32(out, shape, y, want, (int64_t)T * H, 2e-6, 1e-5, NULL);
@@ -127,8 +127,8 @@ static bool check_rmsnorm(const GoldenFixture *f, const char *in, const char *ou
 START_TEST(test_rmsnorm_vs_golden) {
     GoldenFixture f;
     golden_fixture_open(&f);
-    const Weights *w = &f.ck.weights;
-    int L = f.ck.config.num_hidden_layers;
+    const Model *w = &f.model;
+    int L = f.model.ck.config.num_hidden_layers;
     char in[64], mid[64], out[64];
     bool ok = true;
     for (int i = 0; i < L; i++) {
@@ -155,7 +155,7 @@ END_TEST
 START_TEST(test_gated_vs_golden) {
     GoldenFixture f;
     golden_fixture_open(&f);
-    const Config *c = &f.ck.config;
+    const Config *c = &f.model.ck.config;
     int T = f.T, Hv = c->linear_num_value_heads, dv = c->linear_value_head_dim, n = T * Hv * dv;
     int tested = 0;
     bool ok = true;
@@ -169,8 +169,7 @@ START_TEST(test_gated_vs_golden) {
         snprintf(name, sizeof name, "layer.%d.linear_attn.normed", i);
         float *want = golden_values(&f, name, n); /* [T, Hv·dv] */
         float *y = xmalloc((size_t)n * sizeof(float));
-        gated_rmsnorm(y, core, z, T * Hv, dv, f.ck.weights.layers[i].linear_attn.norm,
-                      (float)c->rms_norm_eps);
+        gated_rmsnorm(y, core, z, T * Hv, dv, f.model.layers[i].linear_attn.w.norm, (float)c->rms_norm_eps);
         snprintf(shape, sizeof shape, "%d x %d x %d", T, Hv, dv);
         /* as for RMSNorm, plus silu in float32: a few roundings on values of size ~1 */
         ok &= compare_f32(name, shape, y, want, n, 2e-6, 1e-5, NULL);
@@ -189,7 +188,7 @@ END_TEST
 START_TEST(test_l2norm_vs_golden) {
     GoldenFixture f;
     golden_fixture_open(&f);
-    const Config *c = &f.ck.config;
+    const Config *c = &f.model.ck.config;
     int T = f.T, Hv = c->linear_num_value_heads, dk = c->linear_key_head_dim, n = T * Hv * dk;
     float *k = golden_values(&f, "layer.0.linear_attn.k", n); /* [T, Hv, dk], unit rows */
     float *q = golden_values(&f, "layer.0.linear_attn.q", n); /* [T, Hv, dk], rows of length 1/sqrt(dk) */

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "sentence.h"
+#include "qwen/model.h"
+#include "workbook/sentence.h"
 
 static void parses_to(const char *text, const int *want, int n) {
     TokenIds t;
@@ -54,27 +54,26 @@ END_TEST
 
 /* Without --ids and without a tokenizer: the reference's ids; the rows are the table's. */
 START_TEST(test_fallback_and_embed) {
-    Checkpoint ck;
+    Model m;
     Error err;
     const char *tiny = getenv("TINY") ? getenv("TINY") : "build/tiny";
-    ck_assert_msg(ckpt_open(&ck, tiny, &err), "%s", err.msg);
+    ck_assert_msg(model_open(&m, tiny, &err), "%s", err.msg);
     TokenIds t;
     char label[256];
-    ck_assert_msg(sentence_ids(&ck, NULL, &t, label, sizeof label, &err), "%s", err.msg);
+    ck_assert_msg(sentence_ids(&m.ck, NULL, &t, label, sizeof label, &err), "%s", err.msg);
     ck_assert_str_eq(label, "参考脚本的 7 个 token");
     const int ref[] = REFERENCE_IDS;
     ck_assert_int_eq(t.n, (int)ARRAY_LEN(ref));
     for (int i = 0; i < t.n; i++) ck_assert_int_eq(t.ids[i], ref[i]);
-    int H = ck.config.hidden_size;
+    int H = m.ck.config.hidden_size;
     float *x = malloc((size_t)t.n * H * sizeof(float)); /* [T, H] */
-    ck_assert_msg(sentence_embed(&ck, t.ids, t.n, x, &err), "%s", err.msg);
+    ck_assert_msg(sentence_embed(&m, t.ids, t.n, x, &err), "%s", err.msg);
     for (int i = 0; i < t.n; i++)
         for (int j = 0; j < H; j++)
-            ck_assert(x[(size_t)i * H + j] ==
-                      tensor_get_f32(ck.weights.embed_tokens, (int64_t)t.ids[i] * H + j));
+            ck_assert(x[(size_t)i * H + j] == tensor_get_f32(m.embed_tokens, (int64_t)t.ids[i] * H + j));
     free(x);
     tok_ids_free(&t);
-    ckpt_close(&ck);
+    model_close(&m);
 }
 END_TEST
 

@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linear.h"
-#include "tensor.h"
-#include "util.h"
+#include "qwen/linear.h"
+#include "qwen/tensor.h"
+#include "workbook/util.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>

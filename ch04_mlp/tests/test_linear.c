@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "linear.h"
-#include "tensor.h"
-#include "util.h"
+#include "qwen/linear.h"
+#include "qwen/tensor.h"
+#include "tests/compare.h"
+#include "workbook/util.h"
 
 /* ---- helpers ------------------------------------------------------------------------ */
 

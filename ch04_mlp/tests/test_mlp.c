@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "compare.h"
-#include "golden_fixture.h"
-#include "mlp.h"
-#include "safetensors.h"
-#include "util.h"
+#include "qwen/mlp.h"
+#include "qwen/safetensors.h"
+#include "qwen/weights.h"
+#include "tests/compare.h"
+#include "tests/golden_fixture.h"
+#include "workbook/util.h"
 
 static Tensor f32_matrix(const float *values, int rows, int cols) {
     Tensor t = {
@@ -36,11 +36,13 @@ static Tensor f32_matrix(const float *values, int rows, int cols) {
 START_TEST(test_by_hand) {
     const float wg[6] = {1, 0, 0, 1, -1, -1}, wu[6] = {2, 0, 1, 1, 0, 3}, wd[6] = {1, 1, 1, 1, 0, -1};
     Tensor g = f32_matrix(wg, 3, 2), u = f32_matrix(wu, 3, 2), d = f32_matrix(wd, 2, 3);
-    MlpWeights w = {.gate_proj = &g, .up_proj = &u, .down_proj = &d};
+    Mlp w = {.d = {.hidden = 2, .intermediate = 3}, .w = {.gate_proj = &g, .up_proj = &u, .down_proj = &d}};
     const float x[2] = {1, 2};
-    float gate[3], up[3], act[3], y[2];
-    MlpTrace trace = {gate, up, act};
-    mlp_forward(&w, x, 1, y, &trace);
+    float y[2];
+    MlpActs a;
+    mlp_acts_init(&a, &w.d, 1);
+    mlp_forward(&w, &a, x, 1, y);
+    const float *gate = a.gate, *up = a.up, *act = a.act;
     const float want_gate[3] = {1, 2, -3}, want_up[3] = {2, 3, 6};
     const float want_act[3] = {1.4621172f, 5.2847825f, -0.8536657f}, want_y[2] = {5.8932339f, 2.3157829f};
     ck_assert(compare_f32("gate by hand", "3", gate, want_gate, 3, 0, 0, NULL)); /* small integers: exact */
@@ -57,35 +59,32 @@ START_TEST(test_by_hand) {
     g.dtype = u.dtype = d.dtype = DTYPE_BF16;
     g.data = bg, u.data = bu, d.data = bd;
     float yb[2];
-    mlp_forward(&w, x, 1, yb, NULL);
+    mlp_forward(&w, &a, x, 1, yb);
     ck_assert(compare_f32("out, BF16 weights", "2", yb, y, 2, 0, 0, NULL));
+    mlp_acts_free(&a);
 }
 END_TEST
 
 static bool compare_golden(const GoldenFixture *f, const char *name, const float *got, int rows, int cols,
                            double atol, double rtol) {
-    float *want = golden_values(f, name, (int64_t)rows * cols);
-    char shape[32];
-    snprintf(shape, sizeof shape, "%d x %d", rows, cols);
-    bool ok = compare_f32(name, shape, got, want, (int64_t)rows * cols, atol, rtol, NULL);
-    free(want);
-    return ok;
+    return golden_check(&f->golden, name, got, (int64_t)rows * cols, atol, rtol);
 }
 
 START_TEST(test_vs_golden) {
     GoldenFixture f;
     golden_fixture_open(&f);
-    const Config *c = &f.ck.config;
+    const Config *c = &f.model.ck.config;
     int T = f.T, H = c->hidden_size, I = c->intermediate_size;
-    float *gate = xmalloc((size_t)T * I * sizeof(float)), *up = xmalloc((size_t)T * I * sizeof(float));
-    float *act = xmalloc((size_t)T * I * sizeof(float)), *y = xmalloc((size_t)T * H * sizeof(float));
-    MlpTrace trace = {gate, up, act};
+    float *y = xmalloc((size_t)T * H * sizeof(float));
+    MlpActs a;
+    mlp_acts_init(&a, &f.model.layers[0].mlp.d, T);
+    const float *gate = a.gate, *up = a.up, *act = a.act;
     bool ok = true;
     for (int i = 0; i < c->num_hidden_layers; i++) {
         char name[64];
         snprintf(name, sizeof name, "layer.%d.post_norm", i);
-        float *x = golden_values(&f, name, (int64_t)T * H); /* [T, H]: the MLP's input in layer i */
-        mlp_forward(&f.ck.weights.layers[i].mlp, x, T, y, &trace);
+        const float *x = golden_f32(&f.golden, name, (int64_t)T * H); /* [T, H]: the MLP's input in layer i */
+        mlp_forward(&f.model.layers[i].mlp, &a, x, T, y);
         /* The golden is float64 math on the same stored weights. Ours sums H = 64
          * (gate, up) or I = 128 (down) float32 products of size ~0.1-1 each: the
          * rounding error is a few 1e-7 relative to the sum of |products| (~1-3),
@@ -98,33 +97,40 @@ START_TEST(test_vs_golden) {
         ok &= compare_golden(&f, name, act, T, I, 2e-6, 1e-5);
         snprintf(name, sizeof name, "layer.%d.mlp.out", i);
         ok &= compare_golden(&f, name, y, T, H, 4e-6, 1e-5);
-        free(x);
     }
     ck_assert(ok);
-    free(gate), free(up), free(act), free(y);
+    (void)I;
+    mlp_acts_free(&a);
+    free(y);
     golden_fixture_close(&f);
 }
 END_TEST
 
-/* Token t of a batch == token t alone, bit for bit; the trace changes nothing. */
+/* Token t of a batch == token t alone, bit for bit; the buffers of an earlier call
+ * change nothing; the readable path (linear_ref) gives the same numbers up to the
+ * order of the float32 sums. */
 START_TEST(test_batch_equals_single) {
     GoldenFixture f;
     golden_fixture_open(&f);
-    int T = f.T, H = f.ck.config.hidden_size, I = f.ck.config.intermediate_size;
-    const MlpWeights *w = &f.ck.weights.layers[0].mlp;
-    float *x = golden_values(&f, "layer.0.post_norm", (int64_t)T * H);
+    int T = f.T, H = f.model.ck.config.hidden_size;
+    const Mlp *w = &f.model.layers[0].mlp;
+    const float *x = golden_f32(&f.golden, "layer.0.post_norm", (int64_t)T * H);
     float *all = xmalloc((size_t)T * H * sizeof(float)), *one = xmalloc((size_t)T * H * sizeof(float));
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", T, H);
-    mlp_forward(w, x, T, all, NULL);
-    for (int t = 0; t < T; t++) mlp_forward(w, x + (size_t)t * H, 1, one + (size_t)t * H, NULL);
+    MlpActs a, fresh;
+    mlp_acts_init(&a, &w->d, T);
+    mlp_forward(w, &a, x, T, all);
+    for (int t = 0; t < T; t++) mlp_forward(w, &a, x + (size_t)t * H, 1, one + (size_t)t * H);
     ck_assert(compare_f32("batch vs one token at a time", shape, all, one, (int64_t)T * H, 0, 0, NULL));
-    float *gate = xmalloc((size_t)T * I * sizeof(float)), *up = xmalloc((size_t)T * I * sizeof(float));
-    float *act = xmalloc((size_t)T * I * sizeof(float));
-    MlpTrace trace = {gate, up, act};
-    mlp_forward(w, x, T, one, &trace);
-    ck_assert(compare_f32("with vs without trace", shape, all, one, (int64_t)T * H, 0, 0, NULL));
-    free(x), free(all), free(one), free(gate), free(up), free(act);
+    mlp_acts_init(&fresh, &w->d, T);
+    mlp_forward(w, &fresh, x, T, one);
+    ck_assert(compare_f32("used vs fresh buffers", shape, all, one, (int64_t)T * H, 0, 0, NULL));
+    fresh.reference = true;
+    mlp_forward(w, &fresh, x, T, one);
+    ck_assert(compare_f32("reference path vs kernels", shape, one, all, (int64_t)T * H, 1e-6, 1e-5, NULL));
+    mlp_acts_free(&a), mlp_acts_free(&fresh);
+    free(all), free(one);
     golden_fixture_close(&f);
 }
 END_TEST

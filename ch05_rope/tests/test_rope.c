@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "compare.h"
-#include "golden_fixture.h"
-#include "norm.h"
-#include "rope.h"
-#include "safetensors.h"
-#include "util.h"
+#include "qwen/norm.h"
+#include "qwen/rope.h"
+#include "qwen/safetensors.h"
+#include "qwen/weights.h"
+#include "tests/compare.h"
+#include "tests/golden_fixture.h"
+#include "workbook/util.h"
 
 /* ---- 1. by hand ----------------------------------------------------------------
  * head_dim 6, rotary_dim 4, theta 100: two pairs, (0, 2) and (1, 3); dims 4, 5 pass.
@@ -98,7 +98,7 @@ END_TEST
 START_TEST(test_tables_vs_golden) {
     GoldenFixture f;
     golden_fixture_open(&f);
-    const Config *c = &f.ck.config;
+    const Config *c = &f.model.ck.config;
     const Tensor *ids = st_find(&f.golden, "ids");
     ck_assert(ids);
     int T = (int)ids->numel, half = c->rotary_dim / 2;
@@ -126,12 +126,12 @@ END_TEST
 START_TEST(test_attention_q_k_vs_golden) {
     GoldenFixture f;
     golden_fixture_open(&f);
-    const Config *c = &f.ck.config;
+    const Config *c = &f.model.ck.config;
     int layer = -1;
     for (int i = 0; i < c->num_hidden_layers && layer < 0; i++)
         if (c->layer_types[i] == LAYER_FULL_ATTENTION) layer = i;
     ck_assert_msg(layer >= 0, "the tiny checkpoint has no full-attention layer");
-    const AttentionWeights *aw = &f.ck.weights.layers[layer].self_attn;
+    const AttentionWeights *aw = &f.model.layers[layer].self_attn.w;
     int T = (int)st_find(&f.golden, "ids")->numel, H = c->hidden_size, d = c->head_dim;
     int Hq = c->num_attention_heads, Hkv = c->num_key_value_heads;
     float eps = (float)c->rms_norm_eps;

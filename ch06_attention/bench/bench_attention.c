@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention.h"
-#include "linear.h"
-#include "rope.h"
+#include "qwen/attention.h"
+#include "qwen/linear.h"
+#include "qwen/rope.h"
 
 /* Deterministic values in ±scale (a 64-bit LCG; the numbers only need to be plausible). */
 static uint64_t lcg = 0x9e3779b97f4a7c15ull;
@@ -56,6 +56,7 @@ static double best_of(int rounds, Run fn, void *ctx) {
 
 typedef struct {
     const Attention *at;
+    AttnActs *acts;
     RopeTable *rope;
     KVCache *kv;
     const float *x; /* [T, hidden] */
@@ -68,13 +69,13 @@ typedef struct {
 static void run_layer(void *p) {
     Ctx *c = p;
     c->kv->len = c->len0;
-    attn_forward(c->at, c->rope, c->kv, c->x, c->T, c->y, NULL);
+    attn_forward(c->at, c->acts, c->kv, c->rope, c->x, c->T, c->y);
 }
 
 /* Only the four projections the layer makes for T tokens. */
 static void run_projections(void *p) {
     Ctx *c = p;
-    const AttentionWeights *w = c->at->w;
+    const AttentionWeights *w = &c->at->w;
     linear_batch(w->q_proj, c->x, c->T, c->scratch);
     linear_batch(w->k_proj, c->x, c->T, c->scratch);
     linear_batch(w->v_proj, c->x, c->T, c->scratch);
@@ -109,14 +110,16 @@ int main(int argc, char **argv) {
     float *scratch = xmalloc((size_t)max_T * 4096 * sizeof(float)); /* [139, 4096] */
     for (int i = 0; i < max_T * 1024; i++) x[i] = uniform(1.7f);    /* RMS ~1, like a normed input */
     KVCache kv;
-    kv_init(&kv, &at, max_ctx + 1);
+    kv_init(&kv, &at.d, max_ctx + 1);
+    AttnActs acts;
+    attn_acts_init(&acts, &at.d, max_T);
 
     printf("one full-attention layer, 0.8B shapes (weights %.1f MB in BF16), %s kernels\n",
            weight_bytes / 1e6, linear_kernel_name());
     printf("prefill (one call, empty cache):\n");
     const int prompts[] = {6, 139};
     for (size_t i = 0; i < ARRAY_LEN(prompts); i++) {
-        Ctx cx = {&at, &rope, &kv, x, y, scratch, prompts[i], 0};
+        Ctx cx = {&at, &acts, &rope, &kv, x, y, scratch, prompts[i], 0};
         double total = best_of(10, run_layer, &cx), proj = best_of(10, run_projections, &cx);
         printf("  %3d tokens: %7.2f ms (%.3f ms per token); projections %.2f ms = %.0f%%, attention itself "
                "%.0f%%\n",
@@ -125,11 +128,11 @@ int main(int argc, char **argv) {
     }
 
     /* A cache of max_ctx tokens of plausible keys and values (unit-RMS, as after k_norm). */
-    size_t row = (size_t)at.n_kv_heads * at.head_dim;
+    size_t row = (size_t)at.d.n_kv_heads * at.d.head_dim;
     for (size_t i = 0; i < (size_t)max_ctx * row; i++) kv.k[i] = uniform(1.7f), kv.v[i] = uniform(1.0f);
     rope_reserve(&rope, max_ctx + 1);
     printf("decode (one new token after the cached ones):\n");
-    Ctx one = {&at, &rope, &kv, x, y, scratch, 1, 0};
+    Ctx one = {&at, &acts, &rope, &kv, x, y, scratch, 1, 0};
     double proj1 = best_of(20, run_projections, &one);
     printf("  projections alone: %.3f ms = %.1f GB/s of weights\n", proj1 * 1e3, weight_bytes / proj1 / 1e9);
     for (size_t i = 0; i < ARRAY_LEN(contexts); i++) {
@@ -142,6 +145,7 @@ int main(int argc, char **argv) {
                100 * fmax(0, total - proj1) / total);
     }
 
+    attn_acts_free(&acts);
     kv_free(&kv);
     rope_free(&rope);
     free(x), free(y), free(scratch);

@@ -19,17 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention.h"
-#include "checkpoint.h"
-#include "compare.h"
-#include "rope.h"
-#include "safetensors.h"
-#include "synthetic.h"
-#include "util.h"
-
-#define GOLDEN "reference/golden/tiny_forward.safetensors"
-
-static const char *tiny_dir(void) { return getenv("TINY") ? getenv("TINY") : "build/tiny"; }
+#include "qwen/attention.h"
+#include "qwen/model.h"
+#include "qwen/rope.h"
+#include "qwen/safetensors.h"
+#include "tests/compare.h"
+#include "tests/golden_fixture.h"
+#include "workbook/synthetic.h"
+#include "workbook/util.h"
 
 /* A float32 tensor as if it came from a checkpoint: [d0] or [d0, d1]. */
 static Tensor f32_tensor(const char *name, const float *values, int64_t d0, int64_t d1) {
@@ -52,40 +49,26 @@ static Config hand_config(int hidden, int heads, int kv_heads, int head_dim) {
     return c;
 }
 
-/* A golden tensor's values (float32), checking its element count. */
-static const float *golden(const SafeTensors *g, const char *name, int64_t numel) {
-    const Tensor *t = st_find(g, name);
-    ck_assert_msg(t != NULL, "%s: no tensor %s", GOLDEN, name);
-    ck_assert_msg(t->dtype == DTYPE_F32 && t->numel == numel, "%s: %s has %lld values, expected %lld", GOLDEN,
-                  name, (long long)t->numel, (long long)numel);
-    return t->data;
-}
-
-/* The tiny checkpoint (make test writes it to $TINY) and its layer 3. */
+/* The tiny checkpoint (make test writes it to $TINY), the goldens and its layer 3. */
 typedef struct {
-    Checkpoint ck;
-    SafeTensors g;
-    Attention at;
+    GoldenFixture f;
+    const Config *c;
+    const Attention *at;
     int T, layer;
     const float *x; /* [T, hidden]: golden layer.3.input_norm */
 } Tiny;
 
 static void tiny_open(Tiny *tn) {
-    Error err;
-    ck_assert_msg(ckpt_open(&tn->ck, tiny_dir(), &err), "%s", err.msg);
-    ck_assert_msg(st_open(&tn->g, GOLDEN, &err), "%s", err.msg);
+    golden_fixture_open(&tn->f);
+    tn->c = &tn->f.model.ck.config;
     tn->layer = 3;
-    ck_assert(tn->ck.config.layer_types[tn->layer] == LAYER_FULL_ATTENTION);
-    ck_assert_msg(attn_init(&tn->at, &tn->ck.config, &tn->ck.weights.layers[tn->layer].self_attn, &err), "%s",
-                  err.msg);
-    tn->T = (int)st_find(&tn->g, "ids")->numel;
-    tn->x = golden(&tn->g, "layer.3.input_norm", (int64_t)tn->T * tn->ck.config.hidden_size);
+    ck_assert(tn->c->layer_types[tn->layer] == LAYER_FULL_ATTENTION);
+    tn->at = &tn->f.model.layers[tn->layer].self_attn;
+    tn->T = tn->f.T;
+    tn->x = golden_f32(&tn->f.golden, "layer.3.input_norm", (int64_t)tn->T * tn->c->hidden_size);
 }
 
-static void tiny_close(Tiny *tn) {
-    st_close(&tn->g);
-    ckpt_close(&tn->ck);
-}
+static void tiny_close(Tiny *tn) { golden_fixture_close(&tn->f); }
 
 /* ---- 1. two tokens by hand ------------------------------------------------------ */
 
@@ -147,12 +130,15 @@ START_TEST(test_two_tokens_by_hand) {
     RopeTable rope;
     rope_init(&rope, 2, 2, 1e7, 0);
     KVCache kv;
-    kv_init(&kv, &at, 0);
+    kv_init(&kv, &at.d, 0);
 
     const float x[2 * 2] = {1, 0, 0, 1}; /* [T = 2, hidden 2] */
-    float out[4], q[8], k[4], probs[2 * 2 * 2], attn[8], gated[8];
-    AttnTrace tr = {.q = q, .k = k, .probs = probs, .attn = attn, .gated = gated};
-    attn_forward(&at, &rope, &kv, x, 2, out, &tr);
+    float out[4], probs[2 * 2 * 2];
+    AttnActs a;
+    attn_acts_init(&a, &at.d, 2);
+    a.probs = probs;
+    attn_forward(&at, &a, &kv, &rope, x, 2, out);
+    const float *q = a.q, *k = a.k, *attn = a.attn, *gated = a.gated;
 
     /* hand values to 7–8 digits; eps and float32 rounding move the 7th digit at most */
     const double atol = 2e-6, rtol = 2e-6;
@@ -171,6 +157,7 @@ START_TEST(test_two_tokens_by_hand) {
     ok &= compare_f32("hand out", "2 x 2", out, want_out, 4, atol, rtol, NULL);
     ck_assert(ok);
     ck_assert_int_eq(kv.len, 2);
+    attn_acts_free(&a);
     kv_free(&kv);
     rope_free(&rope);
 }
@@ -191,21 +178,21 @@ END_TEST
 START_TEST(test_layer3_vs_golden) {
     Tiny tn;
     tiny_open(&tn);
-    const Attention *a = &tn.at;
-    int T = tn.T, Hq = a->n_heads, Hkv = a->n_kv_heads, d = a->head_dim, H = a->hidden;
+    const Attention *at = tn.at;
+    int T = tn.T, Hq = at->d.n_heads, Hkv = at->d.n_kv_heads, d = at->d.head_dim, H = at->d.hidden;
     size_t nq = (size_t)T * Hq * d, nk = (size_t)T * Hkv * d;
-    float *q_raw = xmalloc(nq * sizeof(float)), *gate = xmalloc(nq * sizeof(float)),
-          *q = xmalloc(nq * sizeof(float));
-    float *k = xmalloc(nk * sizeof(float)), *v = xmalloc(nk * sizeof(float));
     float *probs = xmalloc((size_t)Hq * T * T * sizeof(float));
-    float *attn = xmalloc(nq * sizeof(float)), *gated = xmalloc(nq * sizeof(float));
     float *out = xmalloc((size_t)T * H * sizeof(float));
-    AttnTrace tr = {q_raw, gate, q, k, v, probs, attn, gated};
+    AttnActs a;
+    attn_acts_init(&a, &at->d, T);
+    a.probs = probs;
     RopeTable rope;
-    rope_init_config(&rope, &tn.ck.config, 0);
+    rope_init_config(&rope, tn.c, 0);
     KVCache kv;
-    kv_init(&kv, a, 0);
-    attn_forward(a, &rope, &kv, tn.x, T, out, &tr);
+    kv_init(&kv, &at->d, 0);
+    attn_forward(at, &a, &kv, &rope, tn.x, T, out);
+    const float *q_raw = a.q_raw, *gate = a.gate, *q = a.q, *k = a.k, *v = a.v, *attn = a.attn,
+                *gated = a.gated;
 
     char qs[64], ks[64], ps[64], os[64], hs[64];
     snprintf(qs, sizeof qs, "%d x %d x %d", T, Hq, d);
@@ -216,8 +203,8 @@ START_TEST(test_layer3_vs_golden) {
     bool ok = true;
 #define CMP(name, buf, shape, n)                                                                             \
     ok &= compare_f32("layer.3.self_attn." name, shape, buf,                                                 \
-                      golden(&tn.g, "layer.3.self_attn." name, (int64_t)(n)), (int64_t)(n), GOLDEN_ATOL,     \
-                      GOLDEN_RTOL, NULL)
+                      golden_f32(&tn.f.golden, "layer.3.self_attn." name, (int64_t)(n)), (int64_t)(n),       \
+                      GOLDEN_ATOL, GOLDEN_RTOL, NULL)
     CMP("q_raw", q_raw, qs, nq);
     CMP("gate", gate, qs, nq);
     CMP("q", q, qs, nq);
@@ -249,7 +236,8 @@ START_TEST(test_layer3_vs_golden) {
 
     kv_free(&kv);
     rope_free(&rope);
-    free(q_raw), free(gate), free(q), free(k), free(v), free(probs), free(attn), free(gated), free(out);
+    attn_acts_free(&a);
+    free(probs), free(out);
     tiny_close(&tn);
 }
 END_TEST
@@ -260,26 +248,30 @@ END_TEST
  * T), each piece appended to the same cache; out [T, hidden] gets every token's
  * output; probs_last [Hq, T] the weights of the last token (from its own call). */
 static void run_in_pieces(const Tiny *tn, const int *sizes, int n_sizes, float *out, float *probs_last) {
-    const Attention *a = &tn->at;
-    int H = a->hidden, T = tn->T, done = 0;
+    const Attention *at = tn->at;
+    int H = at->d.hidden, T = tn->T, done = 0;
     RopeTable rope;
-    rope_init_config(&rope, &tn->ck.config, 0);
+    rope_init_config(&rope, tn->c, 0);
     KVCache kv;
-    kv_init(&kv, a, 0);
+    kv_init(&kv, &at->d, 0);
+    AttnActs a;
+    attn_acts_init(&a, &at->d, T);
     for (int i = 0; i < n_sizes; i++) {
         int n = sizes[i];
-        float *probs = xmalloc((size_t)a->n_heads * n * (done + n) * sizeof(float)); /* [Hq, n, done + n] */
-        AttnTrace tr = {.probs = probs};
-        attn_forward(a, &rope, &kv, tn->x + (size_t)done * H, n, out + (size_t)done * H, &tr);
+        float *probs =
+            xmalloc((size_t)at->d.n_heads * n * (done + n) * sizeof(float)); /* [Hq, n, done + n] */
+        a.probs = probs;
+        attn_forward(at, &a, &kv, &rope, tn->x + (size_t)done * H, n, out + (size_t)done * H);
         done += n;
         ck_assert_int_eq(kv.len, done);
         if (done == T)
-            for (int h = 0; h < a->n_heads; h++) /* the last token's row of head h */
+            for (int h = 0; h < at->d.n_heads; h++) /* the last token's row of head h */
                 memcpy(probs_last + (size_t)h * T, probs + ((size_t)h * n + n - 1) * T,
                        (size_t)T * sizeof(float));
         free(probs);
     }
     ck_assert_int_eq(done, T);
+    attn_acts_free(&a);
     kv_free(&kv);
     rope_free(&rope);
 }
@@ -287,7 +279,7 @@ static void run_in_pieces(const Tiny *tn, const int *sizes, int n_sizes, float *
 START_TEST(test_kv_cache_decode_equals_full) {
     Tiny tn;
     tiny_open(&tn);
-    int T = tn.T, H = tn.at.hidden, Hq = tn.at.n_heads;
+    int T = tn.T, H = tn.at->d.hidden, Hq = tn.at->d.n_heads;
     ck_assert_int_eq(T, 7);
     float *full = xmalloc((size_t)T * H * sizeof(float)), *got = xmalloc((size_t)T * H * sizeof(float));
     float *pfull = xmalloc((size_t)Hq * T * sizeof(float)), *pgot = xmalloc((size_t)Hq * T * sizeof(float));
@@ -316,27 +308,38 @@ START_TEST(test_kv_cache_decode_equals_full) {
 
     /* The output is the golden's too (not just self-consistent). */
     ck_assert(compare_f32("decoded out vs golden", "7 x 64", got,
-                          golden(&tn.g, "layer.3.self_attn.out", T * H), (int64_t)T * H, GOLDEN_ATOL,
-                          GOLDEN_RTOL, NULL));
+                          golden_f32(&tn.f.golden, "layer.3.self_attn.out", T * H), (int64_t)T * H,
+                          GOLDEN_ATOL, GOLDEN_RTOL, NULL));
 
-    /* No trace and one thread: the same bits (the trace only copies; rows never
-     * depend on which thread computed them). */
+    /* No attention weights kept and one thread: the same bits (keeping them only
+     * copies; rows never depend on which thread computed them). */
     int threads = omp_get_max_threads();
     omp_set_num_threads(1);
     RopeTable rope;
-    rope_init_config(&rope, &tn.ck.config, 0);
+    rope_init_config(&rope, tn.c, 0);
     KVCache kv;
-    kv_init(&kv, &tn.at, 0);
-    attn_forward(&tn.at, &rope, &kv, tn.x, T, got, NULL);
+    kv_init(&kv, &tn.at->d, 0);
+    AttnActs a;
+    attn_acts_init(&a, &tn.at->d, T);
+    attn_forward(tn.at, &a, &kv, &rope, tn.x, T, got);
     omp_set_num_threads(threads);
-    ck_assert(
-        compare_f32("no trace, 1 thread vs full pass", "7 x 64", got, full, (int64_t)T * H, 0, 0, NULL));
+    ck_assert(compare_f32("no weights kept, 1 thread vs full pass", "7 x 64", got, full, (int64_t)T * H, 0, 0,
+                          NULL));
 
     /* kv_reset starts a new prompt in the same memory: the same answer again. */
     kv_reset(&kv);
     ck_assert_int_eq(kv.len, 0);
-    attn_forward(&tn.at, &rope, &kv, tn.x, T, got, NULL);
+    attn_forward(tn.at, &a, &kv, &rope, tn.x, T, got);
     ck_assert(compare_f32("after kv_reset", "7 x 64", got, full, (int64_t)T * H, 0, 0, NULL));
+
+    /* The readable path (linear_ref for the projections): the same numbers up to the
+     * order of the float32 sums. */
+    kv_reset(&kv);
+    a.reference = true;
+    attn_forward(tn.at, &a, &kv, &rope, tn.x, T, got);
+    ck_assert(
+        compare_f32("reference path vs kernels", "7 x 64", got, full, (int64_t)T * H, 1e-6, 1e-5, NULL));
+    attn_acts_free(&a);
 
     /* 2 × Hkv × d × 4 bytes per token: 2 × 2 × 32 × 4 = 512 here, 4096 in the 0.8B model. */
     ck_assert_uint_eq(kv_bytes_per_token(&kv), 512);
@@ -352,7 +355,7 @@ END_TEST
 START_TEST(test_gqa_mapping) {
     /* The 0.8B layout by formula: 8 query heads on 2 KV heads, consecutive groups of 4. */
     Config c8 = hand_config(1024, 8, 2, 256);
-    Attention a8 = {.n_heads = 8, .n_kv_heads = 2, .group = 4};
+    AttnDims a8 = {.n_heads = 8, .n_kv_heads = 2, .group = 4};
     const int want8[8] = {0, 0, 0, 0, 1, 1, 1, 1};
     for (int h = 0; h < 8; h++) ck_assert_int_eq(attn_kv_head(&a8, h), want8[h]);
     (void)c8;
@@ -376,19 +379,22 @@ START_TEST(test_gqa_mapping) {
     Attention at;
     Error err;
     ck_assert_msg(attn_init(&at, &c, &w, &err), "%s", err.msg);
-    ck_assert_int_eq(at.group, 2);
+    ck_assert_int_eq(at.d.group, 2);
     RopeTable rope;
     rope_init(&rope, 2, 2, 1e7, 0);
     KVCache kv;
-    kv_init(&kv, &at, 0);
+    kv_init(&kv, &at.d, 0);
     const float x[3 * 2] = {1, 0, 1, 0, 1, 0};
-    float out[3 * 2], attn[3 * 8];
-    AttnTrace tr = {.attn = attn};
-    attn_forward(&at, &rope, &kv, x, 3, out, &tr);
+    float out[3 * 2];
+    AttnActs a;
+    attn_acts_init(&a, &at.d, 3);
+    attn_forward(&at, &a, &kv, &rope, x, 3, out);
+    const float *attn = a.attn;
     const float want[3 * 8] = {1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 2};
     /* a weighted mean of equal values: exact up to the rounding of Σ p_j (a few ulps) */
     ck_assert(compare_f32("GQA: each query head reads its group's KV head", "3 x 4 x 2", attn, want, 24, 1e-6,
                           1e-6, NULL));
+    attn_acts_free(&a);
     kv_free(&kv);
     rope_free(&rope);
 }
@@ -422,11 +428,14 @@ START_TEST(test_softmax_large_scores) {
     RopeTable rope;
     rope_init(&rope, 2, 2, 1e7, 0);
     KVCache kv;
-    kv_init(&kv, &at, 0);
+    kv_init(&kv, &at.d, 0);
     const float x[2 * 2] = {1, 0, 1, 0};
     float out[4], probs[4];
-    AttnTrace tr = {.probs = probs};
-    attn_forward(&at, &rope, &kv, x, 2, out, &tr);
+    AttnActs a;
+    attn_acts_init(&a, &at.d, 2);
+    a.probs = probs;
+    attn_forward(&at, &a, &kv, &rope, x, 2, out);
+    attn_acts_free(&a);
     for (int i = 0; i < 4; i++)
         ck_assert_msg(isfinite(out[i]) && isfinite(probs[i]), "value %d not finite", i);
     /* token 0: weight 1 on itself; token 1: weights (0, 1), as worked out above */
@@ -505,10 +514,10 @@ static void set_heads(const char *dir, int heads, int kv_heads, int head_dim) {
 
 /* The open must fail, with a message that contains every one of the fragments. */
 static void expect_refused(const char *dir, const char *const *fragments, int n) {
-    Checkpoint ck;
+    Model m;
     Error err = {{0}};
-    bool ok = ckpt_open(&ck, dir, &err);
-    if (ok) ckpt_close(&ck);
+    bool ok = model_open(&m, dir, &err);
+    if (ok) model_close(&m);
     ck_assert_msg(!ok, "%s was opened although its attention shapes contradict config.json", dir);
     printf("refused as expected: %s\n", err.msg);
     for (int i = 0; i < n; i++)

@@ -40,11 +40,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "deltanet.h"
-#include "linear.h"
-#include "norm.h"
-#include "util.h"
+#include "qwen/deltanet.h"
+#include "qwen/linear.h"
+#include "qwen/model.h"
+#include "qwen/norm.h"
+#include "workbook/sentence.h"
+#include "workbook/util.h"
 
 /* The Qwen3 tokenizer's ids for the book's sentence, and its id for 。 (spec/tokenizer.md). */
 static const int SENTENCE[7] = {100644, 104307, 100832, 3837, 97639, 85336, 102077};
@@ -91,7 +92,7 @@ static Timing summarize(double *ms, int n) {
 /* The layer on x [T, hidden] from an empty state, and its five projections alone. */
 static void time_c(const DeltaNet *dn, const float *x, int T, Row *row) {
     const DeltaNetDims *d = &dn->d;
-    const DeltaNetWeights *w = dn->w;
+    const DeltaNetWeights *w = &dn->w;
     float *y = xaligned_alloc(sizeof(float) * T * d->hidden);
     DeltaNetActs a;
     DeltaNetState st;
@@ -102,7 +103,7 @@ static void time_c(const DeltaNet *dn, const float *x, int T, Row *row) {
     for (int r = -warm; r < reps; r++) {
         dn_state_reset(&st, d);
         double t0 = now_seconds();
-        dn_forward(dn, x, T, y, &st, &a);
+        dn_forward(dn, &a, &st, x, T, y);
         if (r >= 0) ms[r] = (now_seconds() - t0) * 1e3;
     }
     row->layer = summarize(ms, reps);
@@ -135,7 +136,7 @@ static Timing time_decode(const DeltaNet *dn, const float *x, int n) {
     double *ms = xmalloc(sizeof(double) * n);
     for (int t = 0; t < n; t++) {
         double t0 = now_seconds();
-        dn_forward(dn, x + (size_t)t * d->hidden, 1, y, &st, &a);
+        dn_forward(dn, &a, &st, x + (size_t)t * d->hidden, 1, y);
         ms[t] = (now_seconds() - t0) * 1e3;
     }
     Timing r = summarize(ms + n / 4, n - n / 4); /* the first quarter warms up */
@@ -202,15 +203,13 @@ int main(int argc, char **argv) {
         printf("SKIP: no checkpoint at %s (`make synthetic` writes it once, 1.5 GB)\n", model);
         return 0;
     }
-    Checkpoint ck;
+    Model m;
     Error err;
-    if (!ckpt_open(&ck, model, &err)) die("%s", err.msg);
-    const Config *c = &ck.config;
+    if (!model_open(&m, model, &err)) die("%s", err.msg);
+    const Config *c = &m.ck.config;
     int layer = 0;
-    if (ck.weights.layers[layer].type != LAYER_LINEAR_ATTENTION)
-        die("%s: layer 0 is not a DeltaNet layer", model);
-    DeltaNet dn;
-    dn_init(&dn, c, &ck.weights.layers[layer].linear_attn);
+    if (m.layers[layer].type != LAYER_LINEAR_ATTENTION) die("%s: layer 0 is not a DeltaNet layer", model);
+    const DeltaNet *dn = &m.layers[layer].linear_attn;
     int H = c->hidden_size;
 
     /* 6 / 139: the book's counts; 7 / 159: the Qwen3 tokenizer's. */
@@ -226,17 +225,17 @@ int main(int argc, char **argv) {
             if (ids[t] >= c->vocab_size)
                 die("%s: token id %d beyond the vocabulary (%d)", model, ids[t], c->vocab_size);
         float *x = xaligned_alloc(sizeof(float) * T * H); /* [T, hidden]: the layer's real input */
-        for (int t = 0; t < T; t++)
-            tensor_read_f32(ck.weights.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
-        rmsnorm(x, x, T, H, ck.weights.layers[layer].input_layernorm, (float)c->rms_norm_eps);
+        float *embed = xaligned_alloc(sizeof(float) * T * H);
+        if (!sentence_layer_input(&m, ids, T, layer, embed, x, &err)) die("%s", err.msg);
+        free(embed);
         rows[i] = (Row){.T = T, .torch = {{NAN, NAN}, {NAN, NAN}, {NAN, NAN}}, .torch_sum_abs = NAN};
-        time_c(&dn, x, T, &rows[i]);
+        time_c(dn, x, T, &rows[i]);
         if (i == 3)
             long_x = x;
         else
             free(x);
     }
-    Timing decode = time_decode(&dn, long_x, rows[3].T);
+    Timing decode = time_decode(dn, long_x, rows[3].T);
     free(long_x);
 
     /* PyTorch as installed, with OpenBLAS, and with OpenBLAS and sleeping OpenMP threads. */
@@ -256,7 +255,7 @@ int main(int argc, char **argv) {
     }
 
     /* FLOPs of the projections: 2 per weight per token. */
-    const DeltaNetWeights *w = dn.w;
+    const DeltaNetWeights *w = &dn->w;
     double flop_per_token = 2.0 * (double)(w->in_proj_qkv->numel + w->in_proj_z->numel + w->in_proj_b->numel +
                                            w->in_proj_a->numel + w->out_proj->numel);
     printf("\nmedian (fastest) in ms\n");
@@ -296,7 +295,6 @@ int main(int argc, char **argv) {
     printf("speed-up: the fastest PyTorch median / the C median (fastest / fastest); goals: long text >= 3x, "
            "short "
            "text >= 10x\n");
-    dn_free(&dn);
-    ckpt_close(&ck);
+    model_close(&m);
     return 0;
 }

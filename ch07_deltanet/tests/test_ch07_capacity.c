@@ -16,7 +16,7 @@
 #include "../ch07_toy.c"
 #undef main
 
-#include "compare.h"
+#include "tests/compare.h"
 
 #define RTOL 1e-5
 

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compare.h"
-#include "safetensors.h"
-#include "util.h"
+#include "qwen/safetensors.h"
+#include "tests/compare.h"
+#include "workbook/util.h"
 
 #define GOLDEN REPO_ROOT "/reference/golden/tiny_forward.safetensors"
 

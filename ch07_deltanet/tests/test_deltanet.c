@@ -1,4 +1,4 @@
-/* test_deltanet — the Gated DeltaNet layer (common/deltanet.h).
+/* test_deltanet — the Gated DeltaNet layer (common/qwen/deltanet.h).
  *
  *   - the chapter's hand-worked 2 × 2 table: writing, reading, overwriting with the
  *     delta rule, half a write with β = 0.5, decaying with α = 0.5;
@@ -20,14 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "activations.h"
-#include "compare.h"
-#include "deltanet.h"
-#include "golden_fixture.h"
-#include "norm.h"
-#include "safetensors.h"
-#include "util.h"
+#include "qwen/activations.h"
+#include "qwen/deltanet.h"
+#include "qwen/norm.h"
+#include "qwen/safetensors.h"
+#include "tests/compare.h"
+#include "tests/golden_fixture.h"
+#include "workbook/util.h"
 
 /* ---- the chapter's 2 × 2 example, by hand ---------------------------------- */
 
@@ -90,14 +89,17 @@ END_TEST
 
 static float silu(float x) { return x / (1.0f + expf(-x)); }
 
+typedef void ConvFn(const float *x, int T, int C, int kernel, const float *w, float *state, float *out);
+
 START_TEST(conv_by_hand) {
     /* Two channels, window 3. Channel 0 taps (1, 2, 3) (oldest first), channel 1 taps
      * (0, 0, 1) (passes the current token through). Inputs 1, 2, 3, 4 on channel 0 and
-     * 10, 20, 30, 40 on channel 1. */
+     * 10, 20, 30, 40 on channel 1. Both the kernel and the plain reference. */
+    ConvFn *conv = _i ? causal_conv_silu_ref : causal_conv_silu;
     const float w[3 * 2] = {1, 0, 2, 0, 3, 1}; /* [kernel, C] */
     const float x[4 * 2] = {1, 10, 2, 20, 3, 30, 4, 40};
     float state[2 * 2] = {0}, out[4 * 2];
-    causal_conv_silu(x, 4, 2, 3, w, state, out);
+    conv(x, 4, 2, 3, w, state, out);
     /* Channel 0: t0 = 3·1 = 3; t1 = 2·1 + 3·2 = 8; t2 = 1 + 4 + 9 = 14; t3 = 2 + 6 + 12 = 20. */
     const float pre0[4] = {3, 8, 14, 20};
     for (int t = 0; t < 4; t++) {
@@ -112,7 +114,7 @@ START_TEST(conv_by_hand) {
     /* One more token, 5 on channel 0: 1·3 + 2·4 + 3·5 = 26 — the state supplied the past. */
     const float x5[2] = {5, 50};
     float o5[2];
-    causal_conv_silu(x5, 1, 2, 3, w, state, o5);
+    conv(x5, 1, 2, 3, w, state, o5);
     ck_assert_float_eq_tol(o5[0], silu(26), 1e-5f);
     ck_assert_float_eq(state[0], 4);
     ck_assert_float_eq(state[2], 5);
@@ -174,6 +176,40 @@ START_TEST(gated_norm_matches_norm_module) {
 }
 END_TEST
 
+/* The blocked kernel against the plain loops, at a width that is not a whole number
+ * of its 512-channel blocks (1300 = 2 × 512 + 276) and at the real width 6144, with
+ * random taps per channel (so a block that used another block's taps would show) and
+ * the state carried through pieces of 5, 1, 2 and 9 tokens, windows 4 and 2. The sums
+ * are the same operations in the same order; only SiLU differs (silu_vec vs siluf,
+ * within 2e-7 relative), so the outputs agree to 3e-7 and the states exactly. */
+START_TEST(conv_fast_matches_reference) {
+    const int widths[] = {1300, 6144}, kernels[] = {4, 2}, pieces[] = {5, 1, 2, 9};
+    for (size_t wi = 0; wi < ARRAY_LEN(widths); wi++)
+        for (size_t ki = 0; ki < ARRAY_LEN(kernels); ki++) {
+            int C = widths[wi], K = kernels[ki], T = 17;
+            unsigned s = 11 + (unsigned)(wi * 2 + ki);
+            float *w = xmalloc(sizeof(float) * K * C), *x = xmalloc(sizeof(float) * T * C);
+            float *st_fast = xmalloc(sizeof(float) * (K - 1) * C),
+                  *st_ref = xmalloc(sizeof(float) * (K - 1) * C);
+            float *o_fast = xmalloc(sizeof(float) * T * C), *o_ref = xmalloc(sizeof(float) * T * C);
+            for (int i = 0; i < K * C; i++) w[i] = 2 * frand(&s);
+            for (int i = 0; i < T * C; i++) x[i] = 8 * frand(&s);
+            for (int i = 0; i < (K - 1) * C; i++)
+                st_fast[i] = st_ref[i] = 8 * frand(&s); /* a text already read */
+            for (int p = 0, t = 0; p < (int)ARRAY_LEN(pieces); t += pieces[p++]) {
+                causal_conv_silu(x + (size_t)t * C, pieces[p], C, K, w, st_fast, o_fast + (size_t)t * C);
+                causal_conv_silu_ref(x + (size_t)t * C, pieces[p], C, K, w, st_ref, o_ref + (size_t)t * C);
+                ck_assert_msg(memcmp(st_fast, st_ref, sizeof(float) * (K - 1) * C) == 0,
+                              "C %d, kernel %d: conv states differ after piece %d", C, K, p);
+            }
+            char name[96];
+            snprintf(name, sizeof name, "causal_conv_silu vs _ref, C %d, kernel %d, 4 pieces", C, K);
+            ck_assert(compare_f32(name, NULL, o_fast, o_ref, (int64_t)T * C, 1e-30, 3e-7, NULL));
+            free(w), free(x), free(st_fast), free(st_ref), free(o_fast), free(o_ref);
+        }
+}
+END_TEST
+
 /* ---- fast delta rule == the four loops ---------------------------------------- */
 
 START_TEST(fast_equals_reference) {
@@ -231,54 +267,29 @@ END_TEST
 
 /* ---- against the PyTorch reference ---------------------------------------------- */
 
-/* The goldens and the tiny checkpoint they came from (common/golden_fixture.h). */
+/* The goldens and the tiny checkpoint they came from (common/tests/golden_fixture.h). */
 static GoldenFixture fx;
 
 static void open_all(void) { golden_fixture_open(&fx); }
 static void close_all(void) { golden_fixture_close(&fx); }
 
 /* A golden tensor as float32, with its element count checked. */
-static const float *gold(const char *name, int64_t numel) {
-    const Tensor *t = st_find(&fx.golden, name);
-    ck_assert_msg(t != NULL, "golden %s missing", name);
-    ck_assert_msg(t->dtype == DTYPE_F32, "golden %s is not F32", name);
-    ck_assert_msg(t->numel == numel, "golden %s has %lld values, expected %lld", name, (long long)t->numel,
-                  (long long)numel);
-    return t->data;
-}
+static const float *gold(const char *name, int64_t numel) { return golden_f32(&fx.golden, name, numel); }
 
-static int64_t gold_rows(const char *name) {
-    const Tensor *t = st_find(&fx.golden, name);
-    ck_assert_msg(t != NULL, "golden %s missing", name);
-    return t->shape[0];
-}
+static int64_t gold_rows(const char *name) { return golden_rows(&fx.golden, name); }
 
-/* Key-head tensor [T, n_k, d] as the reference stores it, repeated for every value
- * head ([T, n_v, d]): value head h reads key head h / rep. */
-static float *repeat_heads(const float *x, int T, int n_k, int n_v, int d) {
-    float *y = xmalloc(sizeof(float) * T * n_v * d);
-    for (int t = 0; t < T; t++)
-        for (int h = 0; h < n_v; h++)
-            memcpy(y + ((size_t)t * n_v + h) * d, x + ((size_t)t * n_k + h / (n_v / n_k)) * d,
-                   sizeof(float) * d);
+/* Key-head tensor [T, n_k, dk] as the reference stores it, [T, n_v, dk]. */
+static float *repeat_heads(const DeltaNetDims *d, const float *x, int T) {
+    float *y = xmalloc(sizeof(float) * T * d->n_v * d->dk);
+    dn_repeat_key_heads(d, x, T, y);
     return y;
-}
-
-/* "7 x 4 x 16" for the report line. */
-static const char *dims_of(const char *name, char *buf, size_t len) {
-    const Tensor *t = st_find(&fx.golden, name);
-    size_t o = 0;
-    buf[0] = '\0';
-    for (int i = 0; t && i < t->ndim && o < len; i++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%lld", i ? " x " : "", (long long)t->shape[i]);
-    return buf;
 }
 
 static bool check(const char *prefix, const char *what, const float *got, int64_t n, double atol,
                   double rtol) {
-    char name[128], shape[64];
+    char name[128];
     snprintf(name, sizeof name, "%s.%s", prefix, what);
-    return compare_f32(name, dims_of(name, shape, sizeof shape), got, gold(name, n), n, atol, rtol, NULL);
+    return golden_check(&fx.golden, name, got, n, atol, rtol);
 }
 
 /* Tolerances. The reference computes in float64 from the same BF16/F32 weights, the
@@ -295,10 +306,8 @@ static bool check(const char *prefix, const char *what, const float *got, int64_
 #define RTOL 1e-5
 
 static void check_layer(int layer, const char *prefix_in, int T, bool all) {
-    const DeltaNetWeights *w = &fx.ck.weights.layers[layer].linear_attn;
-    DeltaNet dn;
-    dn_init(&dn, &fx.ck.config, w);
-    const DeltaNetDims *d = &dn.d;
+    const DeltaNet *dn = &fx.model.layers[layer].linear_attn;
+    const DeltaNetDims *d = &dn->d;
     char pre[64], name[96];
     snprintf(pre, sizeof pre, "%slayer.%d.linear_attn", prefix_in, layer);
     snprintf(name, sizeof name, "%slayer.%d.input_norm", prefix_in, layer);
@@ -310,12 +319,11 @@ static void check_layer(int layer, const char *prefix_in, int T, bool all) {
     dn_acts_init(&a, d, T);
     dn_state_init(&st, d);
     float *y = xmalloc(sizeof(float) * T * d->hidden);
-    dn_forward(&dn, x, T, y, &st, &a);
+    dn_forward(dn, &a, &st, x, T, y);
 
     bool ok = true;
     if (all) {
-        float *q = repeat_heads(a.q, T, d->n_k, d->n_v, d->dk),
-              *k = repeat_heads(a.k, T, d->n_k, d->n_v, d->dk);
+        float *q = repeat_heads(d, a.q, T), *k = repeat_heads(d, a.k, T);
         ok &= check(pre, "qkv", a.qkv, (int64_t)T * d->conv_dim, ATOL, RTOL);
         ok &= check(pre, "conv", a.conv, (int64_t)T * d->conv_dim, ATOL, RTOL);
         ok &= check(pre, "q", q, (int64_t)T * d->n_v * d->dk, ATOL, RTOL);
@@ -336,14 +344,13 @@ static void check_layer(int layer, const char *prefix_in, int T, bool all) {
     free(y);
     dn_acts_free(&a);
     dn_state_free(&st);
-    dn_free(&dn);
 }
 
 START_TEST(golden_layers) {
     /* The tiny model's layers 0, 1, 2 are DeltaNet layers (LLLF). */
     int T = (int)gold_rows("ids");
     for (int layer = 0; layer < 3; layer++) {
-        ck_assert(fx.ck.weights.layers[layer].type == LAYER_LINEAR_ATTENTION);
+        ck_assert(fx.model.layers[layer].type == LAYER_LINEAR_ATTENTION);
         check_layer(layer, "", T, true);
     }
 }
@@ -354,12 +361,12 @@ END_TEST
 
 /* The layer's input, as the demo builds it: embedding rows, then input_layernorm. */
 START_TEST(golden_input) {
-    int T = (int)gold_rows("ids"), H = fx.ck.config.hidden_size;
+    int T = (int)gold_rows("ids"), H = fx.model.ck.config.hidden_size;
     const float *ids = gold("ids", T);
     float *x = xmalloc(sizeof(float) * T * H);
     for (int t = 0; t < T; t++)
-        tensor_read_f32(fx.ck.weights.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
-    rmsnorm(x, x, T, H, fx.ck.weights.layers[0].input_layernorm, (float)fx.ck.config.rms_norm_eps);
+        tensor_read_f32(fx.model.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
+    rmsnorm(x, x, T, H, fx.model.layers[0].input_layernorm, (float)fx.model.ck.config.rms_norm_eps);
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", T, H);
     ck_assert(compare_f32("layer.0.input_norm", shape, x, gold("layer.0.input_norm", (int64_t)T * H),
@@ -377,11 +384,14 @@ static float *run_in_pieces(const DeltaNet *dn, const float *x, int T, const int
                             DeltaNetState *st) {
     const DeltaNetDims *d = &dn->d;
     float *y = xmalloc(sizeof(float) * T * d->hidden);
+    DeltaNetActs a;
+    dn_acts_init(&a, d, T);
     int t = 0;
     for (int p = 0; p < n_pieces; p++) {
-        dn_forward(dn, x + (size_t)t * d->hidden, lens[p], y + (size_t)t * d->hidden, st, NULL);
+        dn_forward(dn, &a, st, x + (size_t)t * d->hidden, lens[p], y + (size_t)t * d->hidden);
         t += lens[p];
     }
+    dn_acts_free(&a);
     ck_assert_int_eq(t, T);
     ck_assert_int_eq(st->n_tokens, T);
     return y;
@@ -404,8 +414,7 @@ static void compare_runs(const DeltaNet *dn, int T, const float *y1, const Delta
 }
 
 START_TEST(token_by_token_equals_full_pass) {
-    DeltaNet dn;
-    dn_init(&dn, &fx.ck.config, &fx.ck.weights.layers[0].linear_attn);
+    const DeltaNet dn = fx.model.layers[0].linear_attn;
     int T = (int)gold_rows("long.ids");
     const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
     DeltaNetState full, step;
@@ -422,13 +431,11 @@ START_TEST(token_by_token_equals_full_pass) {
                           (int64_t)T * dn.d.hidden, ATOL, RTOL, NULL));
     free(ones), free(y1), free(y2);
     dn_state_free(&full), dn_state_free(&step);
-    dn_free(&dn);
 }
 END_TEST
 
 START_TEST(two_halves_equal_one_pass) {
-    DeltaNet dn;
-    dn_init(&dn, &fx.ck.config, &fx.ck.weights.layers[0].linear_attn);
+    const DeltaNet dn = fx.model.layers[0].linear_attn;
     int T = (int)gold_rows("long.ids");
     const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
     int whole[1] = {T};
@@ -457,25 +464,40 @@ START_TEST(two_halves_equal_one_pass) {
     compare_runs(&dn, T, y1, &one, y3, &st3, "5 + 1 + rest vs one pass");
     free(y3), free(y1);
     dn_state_free(&st3), dn_state_free(&one);
-    dn_free(&dn);
 }
 END_TEST
 
-/* Without a state the layer starts from nothing every call: the same as a new state. */
-START_TEST(no_state_is_a_fresh_start) {
-    DeltaNet dn;
-    dn_init(&dn, &fx.ck.config, &fx.ck.weights.layers[0].linear_attn);
+/* A reset state starts from nothing: the same bits as a new state, twice, and the
+ * reference's numbers; the buffers of the earlier call change nothing. */
+START_TEST(reset_state_is_a_fresh_start) {
+    const DeltaNet dn = fx.model.layers[0].linear_attn;
     int T = (int)gold_rows("long.ids");
     const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
     float *y1 = xmalloc(sizeof(float) * T * dn.d.hidden), *y2 = xmalloc(sizeof(float) * T * dn.d.hidden);
-    dn_forward(&dn, x, T, y1, NULL, NULL);
-    dn_forward(&dn, x, T, y2, NULL, NULL);
+    DeltaNetActs a;
+    DeltaNetState st;
+    dn_acts_init(&a, &dn.d, T);
+    dn_state_init(&st, &dn.d);
+    dn_forward(&dn, &a, &st, x, T, y1);
+    dn_state_reset(&st, &dn.d);
+    dn_forward(&dn, &a, &st, x, T, y2);
     ck_assert(memcmp(y1, y2, sizeof(float) * T * dn.d.hidden) == 0);
-    ck_assert(compare_f32("stateless pass vs reference", NULL, y1,
+    ck_assert(compare_f32("fresh pass vs reference", NULL, y1,
                           gold("long.layer.0.linear_attn.out", (int64_t)T * dn.d.hidden),
                           (int64_t)T * dn.d.hidden, ATOL, RTOL, NULL));
+    /* The readable path (linear_ref, causal_conv_silu_ref, delta_rule_ref,
+     * gated_rmsnorm): the reference's numbers as well, within the same tolerance. */
+    a.reference = true;
+    dn_state_reset(&st, &dn.d);
+    dn_forward(&dn, &a, &st, x, T, y2);
+    ck_assert(compare_f32("reference path vs reference", NULL, y2,
+                          gold("long.layer.0.linear_attn.out", (int64_t)T * dn.d.hidden),
+                          (int64_t)T * dn.d.hidden, ATOL, RTOL, NULL));
+    ck_assert(
+        compare_f32("reference path vs kernels", NULL, y2, y1, (int64_t)T * dn.d.hidden, 1e-6, 1e-5, NULL));
+    dn_acts_free(&a);
+    dn_state_free(&st);
     free(y1), free(y2);
-    dn_free(&dn);
 }
 END_TEST
 
@@ -483,7 +505,8 @@ int main(void) {
     Suite *s = suite_create("deltanet");
     TCase *hand = tcase_create("by hand");
     tcase_add_test(hand, hand_worked_table);
-    tcase_add_test(hand, conv_by_hand);
+    tcase_add_loop_test(hand, conv_by_hand, 0, 2);
+    tcase_add_test(hand, conv_fast_matches_reference);
     tcase_add_test(hand, silu_vec_matches_siluf);
     tcase_add_test(hand, gated_norm_matches_norm_module);
     tcase_add_test(hand, fast_equals_reference);
@@ -496,7 +519,7 @@ int main(void) {
     tcase_add_test(ref, golden_long);
     tcase_add_test(ref, token_by_token_equals_full_pass);
     tcase_add_test(ref, two_halves_equal_one_pass);
-    tcase_add_test(ref, no_state_is_a_fresh_start);
+    tcase_add_test(ref, reset_state_is_a_fresh_start);
     suite_add_tcase(s, ref);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -1,4 +1,4 @@
-/* test_linalg.c — common/linalg.c on values worked out by hand (the book's 2×2
+/* test_linalg.c — common/workbook/linalg.c on values worked out by hand (the book's 2×2
  * table) and on the properties QR must have.
  */
 #include <check.h>
@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "compare.h"
-#include "linalg.h"
-#include "torch_rng.h"
-#include "util.h"
+#include "tests/compare.h"
+#include "workbook/linalg.h"
+#include "workbook/torch_rng.h"
+#include "workbook/util.h"
 
 /* The book's table: k1 = (1, 0) → v1 = (3, 1), k2 = (0, 1) → v2 = (-1, 2), written
  * as two outer products. Every expected number here is worked out by hand in the

@@ -1,4 +1,4 @@
-/* test_plot.c — common/plot.c writes its data, script and PNG, draws in the
+/* test_plot.c — common/workbook/plot.c writes its data, script and PNG, draws in the
  * terminal on request, and degrades gracefully without gnuplot.
  *
  * Each test works in a fresh folder under /tmp. PNG checks need gnuplot; where it
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plot.h"
-#include "util.h"
+#include "workbook/plot.h"
+#include "workbook/util.h"
 
 static char workdir[64];
 

@@ -1,4 +1,4 @@
-/* test_pyfmt.c — common/pyfmt.c writes numbers exactly as Python does.
+/* test_pyfmt.c — common/workbook/pyfmt.c writes numbers exactly as Python does.
  *
  * Two sources of expected text: the book's own printed numbers (written here by
  * hand), and tests/data/pyfmt_cases.txt, what Python 3 itself prints for ~2500
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pyfmt.h"
-#include "util.h"
+#include "workbook/pyfmt.h"
+#include "workbook/util.h"
 
 static double from_bits(uint64_t u) {
     double d;

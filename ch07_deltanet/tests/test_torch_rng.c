@@ -1,4 +1,4 @@
-/* test_torch_rng.c — common/torch_rng.c draws exactly PyTorch's numbers.
+/* test_torch_rng.c — common/workbook/torch_rng.c draws exactly PyTorch's numbers.
  *
  * The expected bits come from PyTorch itself (Debian's python3-torch 1.13), written
  * by reference/torch_rng_dump.py into tests/data/torch_rng_{x86,libm}.txt: the x86
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "torch_rng.h"
-#include "util.h"
+#include "workbook/torch_rng.h"
+#include "workbook/util.h"
 
 #define DATA_DIR "ch07_deltanet/tests/data/"
 

@@ -58,7 +58,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "workbook/util.h"
 
 /* A growing list of token ids. Start from {0}; tok_ids_free() releases it. */
 typedef struct {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "strmap.h"
+#include "workbook/strmap.h"
 
 /* ------------------------------------------------------------------------- */
 /* UTF-8                                                                     */

@@ -2,12 +2,14 @@
 #include "attention.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "activations.h"
 #include "linear.h"
 #include "norm.h"
+#include "workbook/util.h"
 
 /* ---- checking the weights against the config -------------------------------- */
 
@@ -26,8 +28,8 @@ static bool check_shape(const Tensor *t, const char *what, int64_t d0, int64_t d
     return true;
 }
 
-bool attn_init(Attention *a, const Config *c, const AttentionWeights *w, Error *err) {
-    memset(a, 0, sizeof *a);
+bool attn_init(Attention *at, const Config *c, const AttentionWeights *w, Error *err) {
+    memset(at, 0, sizeof *at);
     if (c->num_attention_heads <= 0 || c->num_key_value_heads <= 0 || c->head_dim <= 0 || c->hidden_size <= 0)
         return error_set(err,
                          "attention: heads (%d query, %d key/value), head_dim %d and hidden_size %d must be "
@@ -43,20 +45,44 @@ bool attn_init(Attention *a, const Config *c, const AttentionWeights *w, Error *
         !check_shape(w->o_proj, "o_proj", H, Hq * d, err) || !check_shape(w->q_norm, "q_norm", d, -1, err) ||
         !check_shape(w->k_norm, "k_norm", d, -1, err))
         return false;
-    *a = (Attention){.hidden = c->hidden_size,
-                     .n_heads = c->num_attention_heads,
-                     .n_kv_heads = c->num_key_value_heads,
-                     .group = c->num_attention_heads / c->num_key_value_heads,
-                     .head_dim = c->head_dim,
-                     .eps = (float)c->rms_norm_eps,
-                     .w = w};
+    at->d = (AttnDims){.hidden = c->hidden_size,
+                       .n_heads = c->num_attention_heads,
+                       .n_kv_heads = c->num_key_value_heads,
+                       .group = c->num_attention_heads / c->num_key_value_heads,
+                       .head_dim = c->head_dim,
+                       .eps = (float)c->rms_norm_eps};
+    at->w = *w;
     return true;
+}
+
+bool attn_load(Attention *at, const Checkpoint *ck, int layer, Error *err) {
+    const Config *c = &ck->config;
+    int64_t H = c->hidden_size, Hq = c->num_attention_heads, Hkv = c->num_key_value_heads, d = c->head_dim;
+    AttentionWeights w;
+    if (!(w.q_proj =
+              ckpt_layer_tensor(ck, layer, "self_attn.q_proj.weight", 2, (int64_t[]){Hq * 2 * d, H}, err)) ||
+        !(w.k_proj =
+              ckpt_layer_tensor(ck, layer, "self_attn.k_proj.weight", 2, (int64_t[]){Hkv * d, H}, err)) ||
+        !(w.v_proj =
+              ckpt_layer_tensor(ck, layer, "self_attn.v_proj.weight", 2, (int64_t[]){Hkv * d, H}, err)) ||
+        !(w.o_proj =
+              ckpt_layer_tensor(ck, layer, "self_attn.o_proj.weight", 2, (int64_t[]){H, Hq * d}, err)) ||
+        !(w.q_norm = ckpt_layer_tensor(ck, layer, "self_attn.q_norm.weight", 1, (int64_t[]){d}, err)) ||
+        !(w.k_norm = ckpt_layer_tensor(ck, layer, "self_attn.k_norm.weight", 1, (int64_t[]){d}, err)))
+        return false;
+    return attn_init(at, c, &w, err);
+}
+
+int64_t attn_param_count(const Attention *at) {
+    const AttentionWeights *w = &at->w;
+    return w->q_proj->numel + w->k_proj->numel + w->v_proj->numel + w->o_proj->numel + w->q_norm->numel +
+           w->k_norm->numel;
 }
 
 /* ---- the KV cache ------------------------------------------------------------ */
 
-void kv_init(KVCache *kv, const Attention *a, int reserve) {
-    *kv = (KVCache){.n_kv_heads = a->n_kv_heads, .head_dim = a->head_dim};
+void kv_init(KVCache *kv, const AttnDims *d, int reserve) {
+    *kv = (KVCache){.n_kv_heads = d->n_kv_heads, .head_dim = d->head_dim};
     if (reserve > 0) {
         size_t row = (size_t)kv->n_kv_heads * kv->head_dim;     /* floats per token: Hkv · d */
         kv->k = xmalloc((size_t)reserve * row * sizeof(float)); /* [reserve, Hkv, d] */
@@ -133,11 +159,44 @@ static void attend_one(const float *q, const float *K, const float *V, int kv_st
     }
 }
 
-void attn_forward(const Attention *a, RopeTable *rope, KVCache *kv, const float *x, int T, float *out,
-                  AttnTrace *trace) {
-    const AttentionWeights *w = a->w;
-    int Hq = a->n_heads, Hkv = a->n_kv_heads, d = a->head_dim;
+void attn_acts_init(AttnActs *a, const AttnDims *d, int cap) {
+    size_t T = (size_t)cap, qd = (size_t)d->n_heads * d->head_dim, kvd = (size_t)d->n_kv_heads * d->head_dim;
+    *a = (AttnActs){.cap = cap,
+                    .qg = xaligned_alloc(T * 2 * qd * sizeof(float)),
+                    .q_raw = xaligned_alloc(T * qd * sizeof(float)),
+                    .gate = xaligned_alloc(T * qd * sizeof(float)),
+                    .q = xaligned_alloc(T * qd * sizeof(float)),
+                    .k = xaligned_alloc(T * kvd * sizeof(float)),
+                    .v = xaligned_alloc(T * kvd * sizeof(float)),
+                    .attn = xaligned_alloc(T * qd * sizeof(float)),
+                    .gated = xaligned_alloc(T * qd * sizeof(float))};
+}
+
+void attn_acts_free(AttnActs *a) {
+    float *bufs[] = {a->qg, a->q_raw, a->gate, a->q, a->k, a->v, a->attn, a->gated, a->scores};
+    for (size_t i = 0; i < ARRAY_LEN(bufs); i++) free(bufs[i]);
+    *a = (AttnActs){0};
+}
+
+/* Room for every thread's row of P scores (grows with the context, kept between calls). */
+static void reserve_scores(AttnActs *a, int P) {
+    int threads = omp_get_max_threads();
+    if (P <= a->score_cap && threads <= a->score_threads) return;
+    int cap = a->score_cap ? a->score_cap : 64;
+    while (cap < P) cap = cap > (1 << 29) ? P : cap * 2;
+    free(a->scores);
+    a->scores = xaligned_alloc((size_t)threads * cap * sizeof(float));
+    a->score_cap = cap;
+    a->score_threads = threads;
+}
+
+void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope, const float *x, int T,
+                  float *y) {
+    const AttnDims *dm = &at->d;
+    const AttentionWeights *w = &at->w;
+    int Hq = dm->n_heads, Hkv = dm->n_kv_heads, d = dm->head_dim;
     if (T <= 0) return;
+    if (T > a->cap) die("attn_forward: buffers for %d tokens, called with %d", a->cap, T);
     if (rope->head_dim != d)
         die("attention: the RoPE table is for head_dim %d, the layer has %d", rope->head_dim, d);
     if (kv->n_kv_heads != Hkv || kv->head_dim != d)
@@ -148,69 +207,53 @@ void attn_forward(const Attention *a, RopeTable *rope, KVCache *kv, const float 
     size_t qd = (size_t)Hq * d, kvd = (size_t)Hkv * d;
 
     /* 1. project: q_proj gives per head [d query | d gate] */
-    float *qg = xmalloc((size_t)T * 2 * qd * sizeof(float)); /* [T, Hq, 2d] */
-    float *q = xmalloc((size_t)T * qd * sizeof(float));      /* [T, Hq, d] */
-    float *gate = xmalloc((size_t)T * qd * sizeof(float));   /* [T, Hq, d] */
-    linear_batch(w->q_proj, x, T, qg);
+    project(w->q_proj, x, T, a->qg, a->reference); /* [T, Hq, 2d] */
     for (int t = 0; t < T; t++)
         for (int h = 0; h < Hq; h++) {
-            const float *block = qg + ((size_t)t * Hq + h) * 2 * d; /* head h's 2d numbers (512) */
-            memcpy(q + ((size_t)t * Hq + h) * d, block, (size_t)d * sizeof(float)); /* first half: query */
-            memcpy(gate + ((size_t)t * Hq + h) * d, block + d,
-                   (size_t)d * sizeof(float)); /* second half: gate */
+            const float *block = a->qg + ((size_t)t * Hq + h) * 2 * d; /* head h's 2d numbers (512) */
+            size_t at_th = ((size_t)t * Hq + h) * d;
+            memcpy(a->q_raw + at_th, block, (size_t)d * sizeof(float));    /* first half: query */
+            memcpy(a->gate + at_th, block + d, (size_t)d * sizeof(float)); /* second half: gate */
         }
-    free(qg);
-    if (trace && trace->q_raw) memcpy(trace->q_raw, q, (size_t)T * qd * sizeof(float));
-    if (trace && trace->gate) memcpy(trace->gate, gate, (size_t)T * qd * sizeof(float));
-
-    /* the new keys and values go straight into the cache, at rows len0 .. P − 1 */
-    kv_reserve(kv, P);
-    float *k = kv->k + (size_t)len0 * kvd; /* [T, Hkv, d] */
-    float *v = kv->v + (size_t)len0 * kvd; /* [T, Hkv, d] */
-    linear_batch(w->k_proj, x, T, k);
-    linear_batch(w->v_proj, x, T, v);
+    project(w->k_proj, x, T, a->k, a->reference); /* [T, Hkv, d] */
+    project(w->v_proj, x, T, a->v, a->reference); /* [T, Hkv, d] */
 
     /* 2. q/k norm: every head's 256 numbers on their own, one shared weight per kind */
-    rmsnorm(q, q, T * Hq, d, w->q_norm, a->eps);
-    rmsnorm(k, k, T * Hkv, d, w->k_norm, a->eps);
+    rmsnorm(a->q, a->q_raw, T * Hq, d, w->q_norm, dm->eps);
+    rmsnorm(a->k, a->k, T * Hkv, d, w->k_norm, dm->eps);
 
     /* 3. RoPE on the first rotary_dim dims, at the tokens' own positions */
     rope_reserve(rope, P);
-    rope_apply_tokens(rope, q, T, Hq, len0);
-    rope_apply_tokens(rope, k, T, Hkv, len0);
+    rope_apply_tokens(rope, a->q, T, Hq, len0);
+    rope_apply_tokens(rope, a->k, T, Hkv, len0);
+
+    /* the new keys and values join the cache, at rows len0 .. P − 1 */
+    kv_reserve(kv, P);
+    memcpy(kv->k + (size_t)len0 * kvd, a->k, (size_t)T * kvd * sizeof(float));
+    memcpy(kv->v + (size_t)len0 * kvd, a->v, (size_t)T * kvd * sizeof(float));
     kv->len = P;
-    if (trace && trace->q) memcpy(trace->q, q, (size_t)T * qd * sizeof(float));
-    if (trace && trace->k) memcpy(trace->k, k, (size_t)T * kvd * sizeof(float));
-    if (trace && trace->v) memcpy(trace->v, v, (size_t)T * kvd * sizeof(float));
 
     /* 4–6. scores, softmax and the mix, for every (query head, new token): rows are
      * independent, so they are spread over the cores; each row is always computed
      * whole by one thread, so the thread count never changes a result */
-    float *o = xmalloc((size_t)T * qd * sizeof(float)); /* [T, Hq·d] */
-    float *probs = trace ? trace->probs : NULL;         /* [Hq, T, P] or NULL */
+    reserve_scores(a, P);
     float scale = 1.0f / sqrtf((float)d);
 #pragma omp parallel
     {
-        float *score = xmalloc((size_t)P * sizeof(float)); /* [P]: one row of scores */
+        float *score = a->scores + (size_t)omp_get_thread_num() * a->score_cap; /* [P]: one row of scores */
 #pragma omp for collapse(2) schedule(dynamic, 1)
         for (int h = 0; h < Hq; h++)
             for (int t = 0; t < T; t++) {
-                int g = attn_kv_head(a, h); /* GQA: the KV head this query head reads */
-                attend_one(q + ((size_t)t * Hq + h) * d, kv->k + (size_t)g * d, kv->v + (size_t)g * d,
-                           (int)kvd, len0 + t, d, scale, score, o + ((size_t)t * Hq + h) * d,
-                           probs ? probs + ((size_t)h * T + t) * P : NULL, P);
+                int g = attn_kv_head(dm, h); /* GQA: the KV head this query head reads */
+                attend_one(a->q + ((size_t)t * Hq + h) * d, kv->k + (size_t)g * d, kv->v + (size_t)g * d,
+                           (int)kvd, len0 + t, d, scale, score, a->attn + ((size_t)t * Hq + h) * d,
+                           a->probs ? a->probs + ((size_t)h * T + t) * P : NULL, P);
             }
-        free(score);
     }
-    if (trace && trace->attn) memcpy(trace->attn, o, (size_t)T * qd * sizeof(float));
 
     /* 7. the output gate: each of the 2048 numbers is let through by its own sigmoid */
-    for (size_t i = 0; i < (size_t)T * qd; i++) o[i] *= sigmoidf(gate[i]);
-    if (trace && trace->gated) memcpy(trace->gated, o, (size_t)T * qd * sizeof(float));
+    for (size_t i = 0; i < (size_t)T * qd; i++) a->gated[i] = a->attn[i] * sigmoidf(a->gate[i]);
 
     /* 8. back to the residual stream's width */
-    linear_batch(w->o_proj, o, T, out);
-    free(q);
-    free(gate);
-    free(o);
+    project(w->o_proj, a->gated, T, y, a->reference);
 }

@@ -28,9 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strmap.h"
 #include "tensor.h"
-#include "util.h"
+#include "workbook/strmap.h"
+#include "workbook/util.h"
 
 /* The safetensors format caps the header at 100 MB; a real shard's is ~100 KB. */
 #define ST_MAX_HEADER_BYTES (100u << 20)

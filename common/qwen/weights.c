@@ -1,5 +1,5 @@
-/* checkpoint.c — opening a model folder and checking its weights (see checkpoint.h). */
-#include "checkpoint.h"
+/* weights.c — opening a model folder and finding its tensors (see weights.h). */
+#include "weights.h"
 
 #include <cJSON.h>
 #include <dirent.h>
@@ -101,86 +101,32 @@ static bool open_indexed(Checkpoint *ck, const char *index_path, Error *err) {
     return ok;
 }
 
-/* ---- shape checks against the config --------------------------------------- */
+/* ---- the tensors a part expects ----------------------------------------------- */
 
-/* Finds name, checks its shape (up to 3 dims, -1 ends the list); fills *out. */
-static bool expect(const Checkpoint *ck, const Tensor **out, const char *name, int64_t d0, int64_t d1,
-                   int64_t d2, Error *err) {
+const Tensor *ckpt_expect(const Checkpoint *ck, const char *name, int ndim, const int64_t *shape,
+                          Error *err) {
     const Tensor *t = ckpt_find(ck, name);
-    if (!t) return error_set(err, "%s: tensor %s is missing from the checkpoint", ck->dir, name);
-    int64_t want[3] = {d0, d1, d2};
-    int ndim = d0 < 0 ? 0 : d1 < 0 ? 1 : d2 < 0 ? 2 : 3;
+    if (!t) return error_set(err, "%s: tensor %s is missing from the checkpoint", ck->dir, name), NULL;
     bool same = t->ndim == ndim;
-    for (int d = 0; same && d < ndim; d++) same = t->shape[d] == want[d];
+    for (int d = 0; same && d < ndim; d++) same = t->shape[d] == shape[d];
     if (!same) {
-        char got[96], exp[96] = "[";
+        char got[96], want[96] = "[";
         for (int d = 0; d < ndim; d++)
-            snprintf(exp + strlen(exp), sizeof exp - strlen(exp), "%s%lld", d ? ", " : "",
-                     (long long)want[d]);
-        strcat(exp, "]");
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", d ? ", " : "",
+                     (long long)shape[d]);
+        strcat(want, "]");
         return error_set(err, "%s: tensor %s has shape %s, but config.json implies %s", t->file, name,
-                         shape_str(t, got, sizeof got), exp);
+                         shape_str(t, got, sizeof got), want),
+               NULL;
     }
-    *out = t;
-    return true;
+    return t;
 }
 
-#define EXPECT(field, fmt_suffix, ...)                                                                       \
-    do {                                                                                                     \
-        char name_[160];                                                                                     \
-        snprintf(name_, sizeof name_, "layers.%d." fmt_suffix, i);                                           \
-        if (!expect(ck, &(field), name_, __VA_ARGS__, err)) return false;                                    \
-    } while (0)
-
-static bool load_layer(const Checkpoint *ck, int i, LayerWeights *l, Error *err) {
-    const Config *c = &ck->config;
-    int64_t H = c->hidden_size;
-    l->type = c->layer_types[i];
-    EXPECT(l->input_layernorm, "input_layernorm.weight", H, -1, -1);
-    EXPECT(l->post_attention_layernorm, "post_attention_layernorm.weight", H, -1, -1);
-    EXPECT(l->mlp.gate_proj, "mlp.gate_proj.weight", c->intermediate_size, H, -1);
-    EXPECT(l->mlp.up_proj, "mlp.up_proj.weight", c->intermediate_size, H, -1);
-    EXPECT(l->mlp.down_proj, "mlp.down_proj.weight", H, c->intermediate_size, -1);
-    if (l->type == LAYER_FULL_ATTENTION) {
-        AttentionWeights *a = &l->self_attn;
-        int64_t d = c->head_dim;
-        EXPECT(a->q_proj, "self_attn.q_proj.weight", c->num_attention_heads * 2 * d, H, -1);
-        EXPECT(a->k_proj, "self_attn.k_proj.weight", c->num_key_value_heads * d, H, -1);
-        EXPECT(a->v_proj, "self_attn.v_proj.weight", c->num_key_value_heads * d, H, -1);
-        EXPECT(a->o_proj, "self_attn.o_proj.weight", H, c->num_attention_heads * d, -1);
-        EXPECT(a->q_norm, "self_attn.q_norm.weight", d, -1, -1);
-        EXPECT(a->k_norm, "self_attn.k_norm.weight", d, -1, -1);
-    } else {
-        DeltaNetWeights *n = &l->linear_attn;
-        int64_t Hv = c->linear_num_value_heads;
-        EXPECT(n->in_proj_qkv, "linear_attn.in_proj_qkv.weight", cfg_linear_conv_dim(c), H, -1);
-        EXPECT(n->in_proj_z, "linear_attn.in_proj_z.weight", cfg_linear_value_dim(c), H, -1);
-        EXPECT(n->in_proj_b, "linear_attn.in_proj_b.weight", Hv, H, -1);
-        EXPECT(n->in_proj_a, "linear_attn.in_proj_a.weight", Hv, H, -1);
-        EXPECT(n->conv1d, "linear_attn.conv1d.weight", cfg_linear_conv_dim(c), 1, c->linear_conv_kernel_dim);
-        EXPECT(n->dt_bias, "linear_attn.dt_bias", Hv, -1, -1);
-        EXPECT(n->A_log, "linear_attn.A_log", Hv, -1, -1);
-        EXPECT(n->norm, "linear_attn.norm.weight", c->linear_value_head_dim, -1, -1);
-        EXPECT(n->out_proj, "linear_attn.out_proj.weight", H, cfg_linear_value_dim(c), -1);
-    }
-    return true;
-}
-
-static bool load_weights(Checkpoint *ck, Error *err) {
-    const Config *c = &ck->config;
-    Weights *w = &ck->weights;
-    if (!expect(ck, &w->embed_tokens, "embed_tokens.weight", c->vocab_size, c->hidden_size, -1, err) ||
-        !expect(ck, &w->norm, "norm.weight", c->hidden_size, -1, -1, err))
-        return false;
-    w->tied = ckpt_find(ck, "lm_head.weight") == NULL;
-    if (w->tied)
-        w->lm_head = w->embed_tokens;
-    else if (!expect(ck, &w->lm_head, "lm_head.weight", c->vocab_size, c->hidden_size, -1, err))
-        return false;
-    w->layers = xcalloc((size_t)c->num_hidden_layers, sizeof *w->layers);
-    for (int i = 0; i < c->num_hidden_layers; i++)
-        if (!load_layer(ck, i, &w->layers[i], err)) return false;
-    return true;
+const Tensor *ckpt_layer_tensor(const Checkpoint *ck, int layer, const char *suffix, int ndim,
+                                const int64_t *shape, Error *err) {
+    char name[256];
+    snprintf(name, sizeof name, "layers.%d.%s", layer, suffix);
+    return ckpt_expect(ck, name, ndim, shape, err);
 }
 
 bool ckpt_open(Checkpoint *ck, const char *dir, Error *err) {
@@ -201,7 +147,6 @@ bool ckpt_open(Checkpoint *ck, const char *dir, Error *err) {
         ok = open_shard(ck, "model.safetensors", err);
     else
         ok = error_set(err, "%s has neither model.safetensors.index.json nor model.safetensors", dir);
-    ok = ok && load_weights(ck, err);
     free(config);
     free(index);
     free(single);
@@ -213,7 +158,6 @@ void ckpt_close(Checkpoint *ck) {
     for (int i = 0; i < ck->n_shards; i++) st_close(&ck->shards[i]);
     free(ck->shards);
     free(ck->refs);
-    free(ck->weights.layers);
     strmap_free(&ck->names);
     free(ck->dir);
     memset(ck, 0, sizeof *ck);

@@ -1,4 +1,7 @@
-/* linear.c — y = W x, the reference loop and the fast kernels (see linear.h).
+/* kernels/linear.c — the fast paths of y = W x: linear() and linear_batch().
+ *
+ * Speed code. The formula and its plain loop, linear_ref(), are in qwen/linear.c; the
+ * tests (ch04_mlp/tests/test_linear.c) hold every function here to it.
  *
  * How the fast path is laid out
  * -----------------------------
@@ -29,7 +32,7 @@
  * a * b + c twice, and that is what it must compute); the intrinsics can, which makes
  * the batched form about 3× faster (ch04_mlp/bench/bench_linear.c measures both).
  */
-#include "linear.h"
+#include "qwen/linear.h"
 
 #include <omp.h>
 #include <string.h>
@@ -51,20 +54,6 @@
 /* Bytes per weight. dtype_size() says the same, but this one is visible to the
  * compiler inside the tiles, where it must be a constant. */
 static inline int elem_size(DType dt) { return dt == DTYPE_F32 ? 4 : 2; }
-
-/* ------------------------------------------------------------------------------------
- * The reference: the formula, one output at a time.
- * ------------------------------------------------------------------------------------ */
-
-void linear_ref(const Tensor *w, const float *x, int64_t T, float *y) {
-    int64_t out = w->shape[0], in = w->shape[1];
-    for (int64_t t = 0; t < T; t++)
-        for (int64_t o = 0; o < out; o++) {
-            float sum = 0.0f;
-            for (int64_t i = 0; i < in; i++) sum += tensor_get_f32(w, o * in + i) * x[t * in + i];
-            y[t * out + o] = sum; /* Y[t][o] = Σ_i W[o][i] · X[t][i] */
-        }
-}
 
 /* ------------------------------------------------------------------------------------
  * Plain-C tile: R rows of W (row r at w + r·w_step bytes, `in` weights each) times C

@@ -19,14 +19,16 @@
  * which is what PyTorch's F.linear(X, W) computes.
  *
  * Why there are three functions for one formula:
- *   linear_ref    the formula as written, one output at a time. Easy to check by eye;
- *                 the tests hold the fast versions against it.
+ *   linear_ref    the formula as written, one output at a time (linear.c). Easy to
+ *                 check by eye; the tests hold the fast versions against it.
  *   linear        one token (generating text). Each weight is used exactly once, so the
  *                 time is the time to read W from memory: each core reads its share of
  *                 the rows as a few long contiguous streams.
  *   linear_batch  T tokens (reading a prompt). Each weight row, once loaded, is used for
  *                 several tokens and each token for several rows, so the time goes
  *                 into multiply-adds instead of memory traffic.
+ * The two fast ones are speed code and live apart, in kernels/linear.c. The layers
+ * call project(), which picks the right one.
  *
  * Guarantees the later chapters rely on:
  *   - linear_batch's row t equals linear() on token t bit for bit, for every T, so a
@@ -44,6 +46,7 @@
 #ifndef LINEAR_H
 #define LINEAR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tensor.h"
@@ -62,6 +65,18 @@ void linear_batch(const Tensor *w, const float *x, int64_t T, float *y);
  * compiler targets no AVX-512; they are always built so that the tests can check them
  * here too and the benchmark can show what the compiler alone makes of them. */
 void linear_batch_portable(const Tensor *w, const float *x, int64_t T, float *y);
+
+/* Y = X Wᵀ for T tokens, as every layer computes its projections: linear() for one
+ * token, linear_batch() for several — or linear_ref() when reference is true (the
+ * readable path a demo's --reference flag and the tests run). */
+static inline void project(const Tensor *w, const float *x, int64_t T, float *y, bool reference) {
+    if (reference)
+        linear_ref(w, x, T, y);
+    else if (T == 1)
+        linear(w, x, y);
+    else
+        linear_batch(w, x, T, y);
+}
 
 /* "AVX-512" or "portable C": which kernels linear()/linear_batch() were built with. */
 const char *linear_kernel_name(void);

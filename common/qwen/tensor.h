@@ -60,7 +60,18 @@ float f16_to_f32(uint16_t h);
 uint16_t f32_to_f16(float f);
 
 /* Element i of t as float32 (any dtype). */
-float tensor_get_f32(const Tensor *t, int64_t i);
+static inline float tensor_get_f32(const Tensor *t, int64_t i) {
+    const uint16_t *half = t->data;
+    switch (t->dtype) {
+    case DTYPE_F32:
+        return ((const float *)t->data)[i];
+    case DTYPE_F16:
+        return f16_to_f32(half[i]);
+    case DTYPE_BF16:
+        return bf16_to_f32(half[i]);
+    }
+    return 0.0f / 0.0f; /* NaN: not a dtype */
+}
 /* Copies count elements starting at element first into out, widening to float32.
  * Used for single rows (an embedding look-up) so that the whole table is never
  * converted. */

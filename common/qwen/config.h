@@ -27,7 +27,7 @@
 
 #include <stdbool.h>
 
-#include "util.h"
+#include "workbook/util.h"
 
 #define CONFIG_MAX_LAYERS 256
 #define CONFIG_MAX_EOS    8

@@ -51,12 +51,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "checkpoint.h"
 #include "config.h"
 #include "rope.h"
-#include "util.h"
+#include "tensor.h"
+#include "weights.h"
+#include "workbook/util.h"
 
-/* One full-attention layer: its sizes and its weights (pointers into the checkpoint). */
+/* The sizes, from config.json (values for Qwen3.5-0.8B). */
 typedef struct {
     int hidden;     /* 1024: width of the residual stream */
     int n_heads;    /* Hq = 8 query heads */
@@ -64,8 +65,35 @@ typedef struct {
     int group;      /* Hq / Hkv = 4 query heads read one KV head */
     int head_dim;   /* d = 256 */
     float eps;      /* 1e-6, for q_norm and k_norm */
-    const AttentionWeights *w;
+} AttnDims;
+
+/* The weights, views of the checkpoint's tensors. */
+typedef struct {
+    const Tensor *q_proj; /* [Hq·2d, hidden] = [4096, 1024]: per head d query rows, then d gate rows */
+    const Tensor *k_proj; /* [Hkv·d, hidden] = [512, 1024] */
+    const Tensor *v_proj; /* [Hkv·d, hidden] = [512, 1024] */
+    const Tensor *o_proj; /* [hidden, Hq·d] = [1024, 2048] */
+    const Tensor *q_norm; /* [d] = [256]: zero-centred RMSNorm weight, shared by the query heads */
+    const Tensor *k_norm; /* [d] = [256]: the same for the key heads */
+} AttentionWeights;
+
+/* One full-attention layer: its sizes and its weights. */
+typedef struct {
+    AttnDims d;
+    AttentionWeights w;
 } Attention;
+
+/* Layer i's attention from the checkpoint ("layers.{i}.self_attn.*"), every shape
+ * checked against config.json. False with one line in err naming the tensor. */
+bool attn_load(Attention *a, const Checkpoint *ck, int layer, Error *err);
+
+/* The same from weights gathered by hand (tests): the sizes from c, w checked
+ * against them. */
+bool attn_init(Attention *a, const Config *c, const AttentionWeights *w, Error *err);
+
+/* Query head h reads key/value head h / (Hq / Hkv): heads 0–3 share KV head 0,
+ * heads 4–7 KV head 1 (consecutive groups, as PyTorch's repeat_interleave). */
+static inline int attn_kv_head(const AttnDims *d, int h) { return h / d->group; }
 
 /* The keys and values of every token seen so far, for one layer. */
 typedef struct {
@@ -77,43 +105,48 @@ typedef struct {
     float *v;       /* [cap, Hkv, d]: values as projected */
 } KVCache;
 
-/* Intermediates a caller may ask for (a demo's heatmap, --dump, the tests). Each
- * pointer is optional: NULL means "not needed" and costs nothing. The names are the
- * ones --dump and reference/qwen35_reference.py use (layer.3.self_attn.<name>). */
-typedef struct {
-    float *q_raw; /* [T, Hq, d]    the query half of q_proj, before q_norm */
-    float *gate;  /* [T, Hq, d]    the gate half of q_proj, before the sigmoid */
-    float *q;     /* [T, Hq, d]    after q_norm and RoPE */
-    float *k;     /* [T, Hkv, d]   after k_norm and RoPE (what goes into the cache) */
-    float *v;     /* [T, Hkv, d] */
-    float *probs; /* [Hq, T, P]    attention weights; row t is zero beyond position len0 + t */
-    float *attn;  /* [T, Hq·d]     the mixed values of all heads, before the gate */
-    float *gated; /* [T, Hq·d]     after · sigmoid(gate), the input of o_proj */
-} AttnTrace;
-
-/* Takes the sizes from config.json and checks w against them (the checkpoint loader
- * already does; this also covers weights built by hand). False with one line in err
- * naming the tensor when a shape does not fit. */
-bool attn_init(Attention *a, const Config *c, const AttentionWeights *w, Error *err);
-
-/* Query head h reads key/value head h / (Hq / Hkv): heads 0–3 share KV head 0,
- * heads 4–7 KV head 1 (consecutive groups, as PyTorch's repeat_interleave). */
-static inline int attn_kv_head(const Attention *a, int h) { return h / a->group; }
-
-/* Runs T new tokens through the layer. x: [T, hidden], out: [T, hidden].
- * The tokens sit at positions kv->len .. kv->len + T − 1; their keys and values are
- * appended to kv (which grows as needed) and rope is extended to cover them.
- * trace may be NULL. */
-void attn_forward(const Attention *a, RopeTable *rope, KVCache *kv, const float *x, int T, float *out,
-                  AttnTrace *trace);
-
 /* An empty cache for the layer's KV heads; room for `reserve` tokens to start with
  * (it grows by itself; 0 is fine). */
-void kv_init(KVCache *kv, const Attention *a, int reserve);
+void kv_init(KVCache *kv, const AttnDims *d, int reserve);
 void kv_free(KVCache *kv);
 /* Forgets every token (a new prompt), keeping the memory. */
 void kv_reset(KVCache *kv);
 /* Bytes the cache grows by per token in fp32: 2 × Hkv × d × 4 = 4096 for 0.8B. */
 size_t kv_bytes_per_token(const KVCache *kv);
+
+/* What one call works in, for up to cap new tokens. After attn_forward the buffers
+ * hold that call's intermediates, named as --dump and reference/qwen35_reference.py
+ * name them (layer.3.self_attn.<name>). */
+typedef struct {
+    int cap;        /* new tokens the buffers hold */
+    bool reference; /* linear_ref instead of the fast kernels (the readable path) */
+    float *qg;      /* [cap, Hq, 2d]  q_proj's output: per head d query numbers, then d gate numbers */
+    float *q_raw;   /* [cap, Hq, d]   the query half, before q_norm */
+    float *gate;    /* [cap, Hq, d]   the gate half, before the sigmoid */
+    float *q;       /* [cap, Hq, d]   after q_norm and RoPE */
+    float *k;       /* [cap, Hkv, d]  after k_norm and RoPE (what was appended to the cache) */
+    float *v;       /* [cap, Hkv, d] */
+    float *attn;    /* [cap, Hq·d]    the mixed values of all heads, before the gate */
+    float *gated;   /* [cap, Hq·d]    after · sigmoid(gate), the input of o_proj */
+    /* The attention weights grow with the context, so they are kept only on request:
+     * point probs at [Hq, T, P] floats (P = positions after the call) before calling.
+     * Row t is zero beyond position len0 + t (the future is masked). */
+    float *probs;
+    float *scores;     /* [score_threads, score_cap]: each thread's row of scores */
+    int score_cap;     /* positions a row holds (grows with the context) */
+    int score_threads; /* rows */
+} AttnActs;
+
+void attn_acts_init(AttnActs *a, const AttnDims *d, int cap);
+void attn_acts_free(AttnActs *a);
+
+/* Runs T ≤ a->cap new tokens through the layer. x: [T, hidden], y: [T, hidden].
+ * The tokens sit at positions kv->len .. kv->len + T − 1; their keys and values are
+ * appended to kv (which grows as needed) and rope is extended to cover them. */
+void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope, const float *x, int T,
+                  float *y);
+
+/* q, k, v and o projections and the two norm weights. */
+int64_t attn_param_count(const Attention *at);
 
 #endif

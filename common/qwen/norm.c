@@ -2,18 +2,15 @@
 #include "norm.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 #include "activations.h"
-#include "util.h"
+#include "workbook/util.h"
 
-/* The stored weight as float32 (BF16 or F32 in the checkpoint). */
-static float *widen(const Tensor *w, int n) {
+/* The weight must have one value per dimension (the loaders check it against
+ * config.json; this also covers weights built by hand). */
+static void check_weight(const Tensor *w, int n) {
     if (w->numel != n)
         die("%s: norm weight %s has %lld values, expected %d", w->file, w->name, (long long)w->numel, n);
-    float *f = xmalloc((size_t)n * sizeof(float));
-    tensor_read_f32(w, 0, n, f);
-    return f;
 }
 
 /* 1 / sqrt(mean of squares + eps), accumulated in double. */
@@ -30,26 +27,25 @@ double rms_of(const float *x, int64_t n) {
 }
 
 void rmsnorm(float *y, const float *x, int rows, int n, const Tensor *w, float eps) {
-    float *scale = widen(w, n);
-    for (int i = 0; i < n; i++) scale[i] += 1.0f; /* zero-centred: the scale is 1 + w */
+    check_weight(w, n);
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * n;
         float *yr = y + (size_t)r * n;
         float inv = inv_rms(xr, n, eps);
-        for (int i = 0; i < n; i++) yr[i] = xr[i] * inv * scale[i];
+        for (int i = 0; i < n; i++)
+            yr[i] = xr[i] * inv * (1.0f + tensor_get_f32(w, i)); /* zero-centred: 1 + w */
     }
-    free(scale);
 }
 
 void gated_rmsnorm(float *y, const float *x, const float *z, int rows, int n, const Tensor *w, float eps) {
-    float *weight = widen(w, n); /* used as is: no 1 + here */
+    check_weight(w, n);
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * n, *zr = z + (size_t)r * n;
         float *yr = y + (size_t)r * n;
         float inv = inv_rms(xr, n, eps);
-        for (int i = 0; i < n; i++) yr[i] = weight[i] * (xr[i] * inv) * siluf(zr[i]);
+        for (int i = 0; i < n; i++)
+            yr[i] = tensor_get_f32(w, i) * (xr[i] * inv) * siluf(zr[i]); /* w as is: no 1 + */
     }
-    free(weight);
 }
 
 void l2norm(float *y, const float *x, int rows, int n, float eps) {

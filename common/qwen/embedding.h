@@ -34,7 +34,7 @@
 #include <stdbool.h>
 
 #include "tensor.h"
-#include "util.h"
+#include "workbook/util.h"
 
 typedef struct {
     const Tensor *table; /* [vocab, hidden], BF16 in the checkpoint (F16 / F32 also read) */

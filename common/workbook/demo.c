@@ -51,11 +51,11 @@ DemoArgs demo_parse_args(int argc, char **argv, bool with_plot, void (*usage)(FI
     return a;
 }
 
-void demo_open_checkpoint(Checkpoint *ck, const char *model_flag) {
+void demo_open_model(Model *m, const char *model_flag) {
     Error err;
     char *dir = model_find(model_flag, NULL, &err);
     if (!dir) die("%s", err.msg);
-    if (!ckpt_open(ck, dir, &err)) die("%s", err.msg);
+    if (!model_open(m, dir, &err)) die("%s", err.msg);
     free(dir);
 }
 

@@ -66,18 +66,6 @@ uint16_t f32_to_f16(float f) {
     return sign | (uint16_t)half;
 }
 
-float tensor_get_f32(const Tensor *t, int64_t i) {
-    switch (t->dtype) {
-    case DTYPE_F32:
-        return ((const float *)t->data)[i];
-    case DTYPE_F16:
-        return f16_to_f32(((const uint16_t *)t->data)[i]);
-    case DTYPE_BF16:
-        return bf16_to_f32(((const uint16_t *)t->data)[i]);
-    }
-    return NAN;
-}
-
 void tensor_read_f32(const Tensor *t, int64_t first, int64_t count, float *out) {
     const uint16_t *h = (const uint16_t *)t->data + first;
     switch (t->dtype) {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "safetensors.h"
+#include "qwen/safetensors.h"
 #include "strmap.h"
 
 void synth_config_full(Config *c) {

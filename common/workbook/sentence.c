@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "embedding.h"
+#include "qwen/embedding.h"
+#include "qwen/norm.h"
 
 bool ids_parse(const char *text, int vocab, TokenIds *out, Error *err) {
     *out = (TokenIds){0};
@@ -121,7 +122,15 @@ const char *ids_str(const int *ids, int n, char *buf, int size) {
     return buf;
 }
 
-bool sentence_embed(const Checkpoint *ck, const int *ids, int n, float *x, Error *err) {
+bool sentence_embed(const Model *m, const int *ids, int n, float *x, Error *err) {
     Embedding e;
-    return emb_init(&e, ck->weights.embed_tokens, err) && emb_lookup(&e, ids, n, x, err);
+    return emb_init(&e, m->embed_tokens, err) && emb_lookup(&e, ids, n, x, err);
+}
+
+bool sentence_layer_input(const Model *m, const int *ids, int n, int layer, float *embed, float *x,
+                          Error *err) {
+    if (!sentence_embed(m, ids, n, embed, err)) return false;
+    const Config *c = &m->ck.config;
+    rmsnorm(x, embed, n, c->hidden_size, m->layers[layer].input_layernorm, (float)c->rms_norm_eps);
+    return true;
 }

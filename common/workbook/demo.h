@@ -4,8 +4,8 @@
  * A demo's main() reads like this:
  *
  *     DemoArgs args = demo_parse_args(argc, argv, true, usage, NULL, NULL);
- *     Checkpoint ck;
- *     demo_open_checkpoint(&ck, args.model);
+ *     Model m;
+ *     demo_open_model(&m, args.model);
  *     DumpSet dump;
  *     dump_init(&dump);
  *     float *x = dump_buffer(&dump, "embed", 2, (int64_t[]){T, H});   // [T, H]
@@ -21,9 +21,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "checkpoint.h"
 #include "plot.h"
-#include "safetensors.h"
+#include "qwen/model.h"
+#include "qwen/safetensors.h"
 
 /* ---- the command line ----------------------------------------------------- */
 
@@ -58,8 +58,9 @@ void demo_unknown(const char *arg) __attribute__((noreturn));
 
 /* ---- the checkpoint ----------------------------------------------------------- */
 
-/* Finds the model (--model value or NULL; see model_find) and opens it. */
-void demo_open_checkpoint(Checkpoint *ck, const char *model_flag);
+/* Finds the model (--model value or NULL; see model_find) and opens it, every
+ * weight checked against config.json (model_open). */
+void demo_open_model(Model *m, const char *model_flag);
 
 /* ---- --dump ------------------------------------------------------------------- */
 

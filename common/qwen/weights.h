@@ -1,6 +1,7 @@
-/* checkpoint.h — a downloaded model folder: finding it, opening it, naming its weights.
+/* weights.h — chapter 1: the weights. A downloaded model folder: finding it, opening
+ * it, looking its tensors up by name (the book's qwen/weights.py).
  *
- * What `huggingface-cli download Qwen/Qwen3.5-0.8B` puts in the folder:
+ * What `hf download Qwen/Qwen3.5-0.8B` puts in the folder:
  *
  *   config.json                                   the hyper-parameters (config.h)
  *   model.safetensors.index.json                  {"weight_map": {tensor name: shard file}}
@@ -18,72 +19,22 @@
  * (here), so the rest of the code says "layers.0.mlp.up_proj.weight". A text-only
  * file with the plain "model." prefix works the same way.
  *
- * Tied embeddings: there is no "lm_head.weight"; the output head reuses the
- * embedding matrix (embedding.h explains why). When a file does have lm_head.weight,
- * it is used.
- *
- * After opening, `weights` holds a pointer to every tensor of every layer, each
- * checked against config.json for its shape: a checkpoint that contradicts its
- * config is refused here, with the tensor, its shape and the expected shape in the
- * message, instead of failing somewhere inside a layer.
+ * Shapes. Every part of the model finds its own tensors with ckpt_expect(), which
+ * checks each one against the shape config.json implies; model_open() (model.h) does
+ * that for every layer when a demo opens the model, so a checkpoint that contradicts
+ * its config is refused at once, with the tensor, its shape and the expected shape
+ * in the message, instead of failing somewhere inside a layer.
  */
-#ifndef CHECKPOINT_H
-#define CHECKPOINT_H
+#ifndef WEIGHTS_H
+#define WEIGHTS_H
 
 #include <stdbool.h>
 
 #include "config.h"
 #include "safetensors.h"
-#include "strmap.h"
 #include "tensor.h"
-#include "util.h"
-
-/* Gated DeltaNet mixer of a linear-attention layer (Hk key heads of dk, Hv value heads of dv). */
-typedef struct {
-    const Tensor *in_proj_qkv; /* [2·Hk·dk + Hv·dv, hidden] = [6144, 1024]: rows q | k | v */
-    const Tensor *in_proj_z;   /* [Hv·dv, hidden] = [2048, 1024]: the output gate */
-    const Tensor *in_proj_b;   /* [Hv, hidden] = [16, 1024]: β, the write strength */
-    const Tensor *in_proj_a;   /* [Hv, hidden] = [16, 1024]: the input part of the decay */
-    const Tensor *conv1d;      /* [conv_dim, 1, kernel] = [6144, 1, 4]: depthwise, no bias */
-    const Tensor *dt_bias;     /* [Hv] */
-    const Tensor *A_log;       /* [Hv], F32 in the real checkpoint: each head's forgetting speed */
-    const Tensor *norm;        /* [dv] = [128], F32: gated RMSNorm weight, shared by all heads */
-    const Tensor *out_proj;    /* [hidden, Hv·dv] = [1024, 2048] */
-} DeltaNetWeights;
-
-/* Gated full attention (H query heads, Hkv key/value heads, head_dim d). */
-typedef struct {
-    const Tensor *q_proj; /* [H·2d, hidden] = [4096, 1024]: per head d query rows, then d gate rows */
-    const Tensor *k_proj; /* [Hkv·d, hidden] = [512, 1024] */
-    const Tensor *v_proj; /* [Hkv·d, hidden] = [512, 1024] */
-    const Tensor *o_proj; /* [hidden, H·d] = [1024, 2048] */
-    const Tensor *q_norm; /* [d] = [256]: zero-centred RMSNorm weight, per query head */
-    const Tensor *k_norm; /* [d] = [256] */
-} AttentionWeights;
-
-/* SwiGLU MLP. */
-typedef struct {
-    const Tensor *gate_proj; /* [intermediate, hidden] = [3584, 1024] */
-    const Tensor *up_proj;   /* [intermediate, hidden] = [3584, 1024] */
-    const Tensor *down_proj; /* [hidden, intermediate] = [1024, 3584] */
-} MlpWeights;
-
-typedef struct {
-    LayerType type;
-    const Tensor *input_layernorm;          /* [hidden]: zero-centred RMSNorm before the mixer */
-    const Tensor *post_attention_layernorm; /* [hidden]: before the MLP */
-    DeltaNetWeights linear_attn;            /* set when type == LAYER_LINEAR_ATTENTION */
-    AttentionWeights self_attn;             /* set when type == LAYER_FULL_ATTENTION */
-    MlpWeights mlp;
-} LayerWeights;
-
-typedef struct {
-    const Tensor *embed_tokens; /* [vocab, hidden] = [248320, 1024] */
-    const Tensor *norm;         /* [hidden]: the final RMSNorm */
-    const Tensor *lm_head;      /* [vocab, hidden]: == embed_tokens when tied */
-    bool tied;
-    LayerWeights *layers; /* [num_hidden_layers] */
-} Weights;
+#include "workbook/strmap.h"
+#include "workbook/util.h"
 
 typedef struct {
     char *dir;
@@ -94,16 +45,27 @@ typedef struct {
     const Tensor **refs; /* [n_refs] */
     int n_refs;
     int n_skipped; /* vision-tower and mtp tensors seen and ignored */
-    Weights weights;
 } Checkpoint;
 
-/* Opens dir: config.json, the index (or model.safetensors), every shard, then
- * checks every text tensor against the config. */
+/* Opens dir: config.json, the index (or model.safetensors), every shard. The
+ * tensors' shapes are checked by the parts that use them (ckpt_expect); model.h's
+ * model_open checks every one of them at once. */
 bool ckpt_open(Checkpoint *ck, const char *dir, Error *err);
 void ckpt_close(Checkpoint *ck);
 
 /* A text tensor by its name without prefix ("layers.3.self_attn.q_proj.weight"), or NULL. */
 const Tensor *ckpt_find(const Checkpoint *ck, const char *name);
+
+/* The text tensor `name`, which must have the ndim dimensions in shape (what
+ * config.json implies). NULL with one line in err otherwise: "tensor X is missing
+ * from the checkpoint" or "FILE: tensor X has shape [a, b], but config.json
+ * implies [c, d]". This is the book's load(module, W, prefix) in C: each part finds
+ * its own weights with it (mlp_load, attn_load, dn_load, ...). */
+const Tensor *ckpt_expect(const Checkpoint *ck, const char *name, int ndim, const int64_t *shape, Error *err);
+
+/* The same for layer i's tensor "layers.{i}.{suffix}". */
+const Tensor *ckpt_layer_tensor(const Checkpoint *ck, int layer, const char *suffix, int ndim,
+                                const int64_t *shape, Error *err);
 
 /* The name a stored tensor is known by in this workbook: the language model's prefix
  * removed; NULL for tensors that are skipped (vision tower, mtp head). */

@@ -27,7 +27,7 @@
 
 #include <stdbool.h>
 
-#include "config.h"
+#include "qwen/config.h"
 #include "util.h"
 
 typedef struct {

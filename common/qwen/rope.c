@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "util.h"
+#include "workbook/util.h"
 
 void rope_init(RopeTable *rt, int head_dim, int rotary_dim, double theta, int n_positions) {
     if (rotary_dim <= 0 || rotary_dim % 2 != 0 || rotary_dim > head_dim)

@@ -21,8 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "checkpoint.h"
-#include "tokenizer.h"
+#include "qwen/model.h"
+#include "qwen/tokenizer.h"
 #include "util.h"
 
 /* The book's example sentence. */
@@ -48,6 +48,11 @@ bool sentence_ids(const Checkpoint *ck, const char *ids_flag, TokenIds *out, cha
 const char *ids_str(const int *ids, int n, char *buf, int size);
 
 /* x[t] = the embedding row of ids[t], widened to float32 (embedding.h).  x: [n, hidden]. */
-bool sentence_embed(const Checkpoint *ck, const int *ids, int n, float *x, Error *err);
+bool sentence_embed(const Model *m, const int *ids, int n, float *x, Error *err);
+
+/* What the chapter demos feed one layer (chapters 3–7): the embedding rows
+ * (embed: [n, hidden]) through that layer's input_layernorm (x: [n, hidden]). */
+bool sentence_layer_input(const Model *m, const int *ids, int n, int layer, float *embed, float *x,
+                          Error *err);
 
 #endif

@@ -1,0 +1,254 @@
+/* deltanet.c — the Gated DeltaNet layer (see deltanet.h). */
+#include "deltanet.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "activations.h"
+#include "linear.h"
+#include "norm.h"
+#include "workbook/util.h"
+
+void dn_dims(DeltaNetDims *d, const Config *c) {
+    d->hidden = c->hidden_size;
+    d->n_k = c->linear_num_key_heads;
+    d->n_v = c->linear_num_value_heads;
+    d->dk = c->linear_key_head_dim;
+    d->dv = c->linear_value_head_dim;
+    d->kernel = c->linear_conv_kernel_dim;
+    d->key_dim = cfg_linear_key_dim(c);
+    d->value_dim = cfg_linear_value_dim(c);
+    d->conv_dim = cfg_linear_conv_dim(c);
+    d->eps = (float)c->rms_norm_eps;
+}
+
+void dn_repeat_key_heads(const DeltaNetDims *d, const float *x, int T, float *y) {
+    for (int t = 0; t < T; t++)
+        for (int h = 0; h < d->n_v; h++)
+            memcpy(y + ((size_t)t * d->n_v + h) * d->dk, x + ((size_t)t * d->n_k + dn_key_head(d, h)) * d->dk,
+                   (size_t)d->dk * sizeof(float));
+}
+
+/* ---- the delta rule -------------------------------------------------------- */
+
+/* One head, the formula as the book prints it: four loops per token.
+ *   Sh: [dk, dv] the head's table, already holding the starting state
+ *   kh: the key head this value head reads */
+static void delta_rule_head_ref(const float *q, const float *k, const float *v, const float *g,
+                                const float *beta, int T, int n_k, int n_v, int kh, int h, int dk, int dv,
+                                float *Sh, float *out, float *pred) {
+    for (int t = 0; t < T; t++) {
+        const float *kt = k + ((size_t)t * n_k + kh) * dk; /* [dk] */
+        const float *qt = q + ((size_t)t * n_k + kh) * dk; /* [dk] */
+        const float *vt = v + ((size_t)t * n_v + h) * dv;  /* [dv] */
+        float *ot = out + ((size_t)t * n_v + h) * dv;      /* [dv] */
+        float decay = expf(g[(size_t)t * n_v + h]), b = beta[(size_t)t * n_v + h];
+
+        /* 1. decay: multiply the whole table by a number in (0, 1], forgetting a little */
+        for (int i = 0; i < dk; i++)
+            for (int j = 0; j < dv; j++) Sh[i * dv + j] *= decay;
+        /* 2. look up with k: what the table thinks v should be, pred = Sᵀk */
+        for (int j = 0; j < dv; j++) pred[j] = 0;
+        for (int i = 0; i < dk; i++)
+            for (int j = 0; j < dv; j++) pred[j] += kt[i] * Sh[i * dv + j];
+        /* 3. write only the difference (delta), β of it: S += k ((v − pred) β)ᵀ */
+        for (int i = 0; i < dk; i++)
+            for (int j = 0; j < dv; j++) Sh[i * dv + j] += kt[i] * ((vt[j] - pred[j]) * b);
+        /* 4. look up with q to get this token's output, o = Sᵀq */
+        for (int j = 0; j < dv; j++) ot[j] = 0;
+        for (int i = 0; i < dk; i++)
+            for (int j = 0; j < dv; j++) ot[j] += qt[i] * Sh[i * dv + j];
+    }
+}
+
+/* Empty tables, or a copy of the given ones (unless they are already in place). */
+static void start_tables(const float *S0, float *S, size_t n) {
+    if (S0 == NULL)
+        memset(S, 0, n * sizeof(float));
+    else if (S0 != S)
+        memcpy(S, S0, n * sizeof(float));
+}
+
+void delta_rule_ref(const float *q, const float *k, const float *v, const float *g, const float *beta, int T,
+                    int n_k, int n_v, int dk, int dv, const float *S0, float *S, float *out) {
+    size_t table = (size_t)dk * dv;
+    start_tables(S0, S, (size_t)n_v * table);
+    int rep = n_v / n_k;                               /* value head h reads key head h / rep */
+    float *pred = xmalloc((size_t)dv * sizeof(float)); /* [dv] */
+    for (int h = 0; h < n_v; h++)
+        delta_rule_head_ref(q, k, v, g, beta, T, n_k, n_v, h / rep, h, dk, dv, S + h * table, out, pred);
+    free(pred);
+}
+
+/* ---- the short convolution ----------------------------------------------------- */
+
+void causal_conv_silu_ref(const float *x, int T, int C, int kernel, const float *w, float *state,
+                          float *out) {
+    int hist = kernel - 1; /* pre-conv vectors kept from before the first new token */
+    /* Token t's window is rows t … t + kernel − 1 of (the hist rows of state, then x). */
+    for (int t = 0; t < T; t++)
+        for (int c = 0; c < C; c++) {
+            float sum = 0.0f;
+            for (int j = 0; j < kernel; j++) {
+                int r = t + j;
+                float in = r < hist ? state[(size_t)r * C + c] : x[(size_t)(r - hist) * C + c];
+                sum += w[(size_t)j * C + c] * in; /* tap j of channel c */
+            }
+            out[(size_t)t * C + c] = siluf(sum);
+        }
+    /* The new history: the last hist rows of the window, oldest first. */
+    for (int r = 0; r < hist; r++) {
+        int from = T + r; /* row of the window */
+        const float *src = from < hist ? state + (size_t)from * C : x + (size_t)(from - hist) * C;
+        if (from != r) memmove(state + (size_t)r * C, src, (size_t)C * sizeof(float));
+    }
+}
+
+/* ---- the layer --------------------------------------------------------------- */
+
+bool dn_load(DeltaNet *dn, const Checkpoint *ck, int layer, Error *err) {
+    dn_dims(&dn->d, &ck->config);
+    const DeltaNetDims *d = &dn->d;
+    int64_t H = d->hidden, C = d->conv_dim, V = d->value_dim, Hv = d->n_v, K = d->kernel, dv = d->dv;
+    DeltaNetWeights *w = &dn->w;
+    return (w->in_proj_qkv =
+                ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_qkv.weight", 2, (int64_t[]){C, H}, err)) &&
+           (w->in_proj_z =
+                ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_z.weight", 2, (int64_t[]){V, H}, err)) &&
+           (w->in_proj_b =
+                ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_b.weight", 2, (int64_t[]){Hv, H}, err)) &&
+           (w->in_proj_a =
+                ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_a.weight", 2, (int64_t[]){Hv, H}, err)) &&
+           (w->conv1d =
+                ckpt_layer_tensor(ck, layer, "linear_attn.conv1d.weight", 3, (int64_t[]){C, 1, K}, err)) &&
+           (w->dt_bias = ckpt_layer_tensor(ck, layer, "linear_attn.dt_bias", 1, (int64_t[]){Hv}, err)) &&
+           (w->A_log = ckpt_layer_tensor(ck, layer, "linear_attn.A_log", 1, (int64_t[]){Hv}, err)) &&
+           (w->norm = ckpt_layer_tensor(ck, layer, "linear_attn.norm.weight", 1, (int64_t[]){dv}, err)) &&
+           (w->out_proj =
+                ckpt_layer_tensor(ck, layer, "linear_attn.out_proj.weight", 2, (int64_t[]){H, V}, err));
+}
+
+int64_t dn_param_count(const DeltaNet *dn) {
+    const DeltaNetWeights *w = &dn->w;
+    const Tensor *all[] = {w->in_proj_qkv, w->in_proj_z, w->in_proj_b, w->in_proj_a, w->conv1d,
+                           w->dt_bias,     w->A_log,     w->norm,      w->out_proj};
+    int64_t n = 0;
+    for (size_t i = 0; i < ARRAY_LEN(all); i++) n += all[i]->numel;
+    return n;
+}
+
+void dn_state_init(DeltaNetState *s, const DeltaNetDims *d) {
+    s->conv =
+        xaligned_alloc((size_t)(d->kernel - 1) * d->conv_dim * sizeof(float)); /* [kernel − 1, conv_dim] */
+    s->S = xaligned_alloc((size_t)d->n_v * d->dk * d->dv * sizeof(float));     /* [n_v, dk, dv] */
+    dn_state_reset(s, d);
+}
+
+void dn_state_reset(DeltaNetState *s, const DeltaNetDims *d) {
+    memset(s->conv, 0, (size_t)(d->kernel - 1) * d->conv_dim * sizeof(float));
+    memset(s->S, 0, (size_t)d->n_v * d->dk * d->dv * sizeof(float));
+    s->n_tokens = 0;
+}
+
+void dn_state_free(DeltaNetState *s) {
+    free(s->conv);
+    free(s->S);
+    memset(s, 0, sizeof *s);
+}
+
+size_t dn_state_bytes(const DeltaNetDims *d) {
+    return ((size_t)d->n_v * d->dk * d->dv + (size_t)(d->kernel - 1) * d->conv_dim) * sizeof(float);
+}
+
+void dn_acts_init(DeltaNetActs *a, const DeltaNetDims *d, int cap) {
+    size_t T = (size_t)cap;
+    *a = (DeltaNetActs){.cap = cap,
+                        .qkv = xaligned_alloc(T * d->conv_dim * sizeof(float)),
+                        .conv = xaligned_alloc(T * d->conv_dim * sizeof(float)),
+                        .q = xaligned_alloc(T * d->key_dim * sizeof(float)),
+                        .k = xaligned_alloc(T * d->key_dim * sizeof(float)),
+                        .v = xaligned_alloc(T * d->value_dim * sizeof(float)),
+                        .beta = xaligned_alloc(T * d->n_v * sizeof(float)),
+                        .g = xaligned_alloc(T * d->n_v * sizeof(float)),
+                        .core = xaligned_alloc(T * d->value_dim * sizeof(float)),
+                        .z = xaligned_alloc(T * d->value_dim * sizeof(float)),
+                        .normed = xaligned_alloc(T * d->value_dim * sizeof(float)),
+                        .taps = xaligned_alloc((size_t)d->kernel * d->conv_dim * sizeof(float)),
+                        .norm_w = xaligned_alloc((size_t)d->dv * sizeof(float))};
+}
+
+void dn_acts_free(DeltaNetActs *a) {
+    float *bufs[] = {a->qkv, a->conv, a->q, a->k,      a->v,    a->beta,
+                     a->g,   a->core, a->z, a->normed, a->taps, a->norm_w};
+    for (size_t i = 0; i < ARRAY_LEN(bufs); i++) free(bufs[i]);
+    memset(a, 0, sizeof *a);
+}
+
+void dn_forward(const DeltaNet *dn, DeltaNetActs *a, DeltaNetState *state, const float *x, int T, float *y) {
+    const DeltaNetDims *d = &dn->d;
+    const DeltaNetWeights *w = &dn->w;
+    if (T > a->cap) die("dn_forward: buffers for %d tokens, called with %d", a->cap, T);
+    bool ref = a->reference;
+
+    /* The four projections of the token (all T tokens at once). */
+    project(w->in_proj_qkv, x, T, a->qkv, ref); /* [T, conv_dim] */
+    project(w->in_proj_z, x, T, a->z, ref);     /* [T, value_dim] */
+    project(w->in_proj_b, x, T, a->beta, ref);  /* [T, n_v], b before the sigmoid */
+    project(w->in_proj_a, x, T, a->g, ref);     /* [T, n_v], a before it becomes g */
+
+    /* q, k and v are not projected directly: every channel first sees its own last
+     * kernel tokens through the causal convolution, then SiLU. conv1d.weight is
+     * [conv_dim, 1, kernel], the taps of a channel together; the convolution wants
+     * tap j of every channel in one row. */
+    for (int ch = 0; ch < d->conv_dim; ch++)
+        for (int j = 0; j < d->kernel; j++)
+            a->taps[(size_t)j * d->conv_dim + ch] = tensor_get_f32(w->conv1d, (int64_t)ch * d->kernel + j);
+    (ref ? causal_conv_silu_ref : causal_conv_silu)(a->qkv, T, d->conv_dim, d->kernel, a->taps, state->conv,
+                                                    a->conv);
+
+    /* Per token: split into q | k | v (heads of dk / dv consecutive numbers), make
+     * each head of q and k unit length (q also / sqrt(dk), so what is read keeps
+     * its scale), and the two gates, one number per head: β how strongly to write,
+     * g the log of the decay (always ≤ 0, so e^g ∈ (0, 1]). */
+    float sqrt_dk = sqrtf((float)d->dk);
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < T; t++) {
+        const float *c = a->conv + (size_t)t * d->conv_dim; /* [conv_dim] */
+        float *q = a->q + (size_t)t * d->key_dim;           /* [n_k, dk] */
+        float *k = a->k + (size_t)t * d->key_dim;           /* [n_k, dk] */
+        l2norm(q, c, d->n_k, d->dk, L2NORM_EPS);
+        l2norm(k, c + d->key_dim, d->n_k, d->dk, L2NORM_EPS);
+        for (int i = 0; i < d->key_dim; i++) q[i] /= sqrt_dk;
+        memcpy(a->v + (size_t)t * d->value_dim, c + 2 * d->key_dim, (size_t)d->value_dim * sizeof(float));
+        for (int h = 0; h < d->n_v; h++) {
+            size_t i = (size_t)t * d->n_v + h;
+            float neg_A =
+                -expf(tensor_get_f32(w->A_log, h)); /* −exp(A_log): the head's fixed forgetting speed */
+            a->beta[i] = sigmoidf(a->beta[i]);
+            a->g[i] = neg_A * softplusf(a->g[i] + tensor_get_f32(w->dt_bias, h));
+        }
+    }
+
+    /* The memory tables, token by token (the heads in parallel). No tokens yet: the
+     * tables are empty. */
+    const float *S0 = state->n_tokens == 0 ? NULL : state->S;
+    (ref ? delta_rule_ref : delta_rule)(a->q, a->k, a->v, a->g, a->beta, T, d->n_k, d->n_v, d->dk, d->dv, S0,
+                                        state->S, a->core);
+
+    /* Normalize each head's output and gate it with silu(z). */
+    if (ref) {
+        gated_rmsnorm(a->normed, a->core, a->z, T * d->n_v, d->dv, w->norm, d->eps);
+    } else {
+        tensor_read_f32(w->norm, 0, d->dv, a->norm_w);
+#pragma omp parallel for schedule(static)
+        for (int t = 0; t < T; t++) {
+            size_t at = (size_t)t * d->value_dim;
+            gated_norm_heads(a->normed + at, a->core + at, a->z + at, a->norm_w, d->n_v, d->dv, d->eps);
+        }
+    }
+    /* And back to the residual stream. */
+    project(w->out_proj, a->normed, T, y, ref); /* [T, hidden] */
+    state->n_tokens += T;
+}

@@ -1,0 +1,78 @@
+/* mlp.h — chapter 4: the MLP of every Qwen3.5 layer, SwiGLU.
+ *
+ * After the mixer has moved information between tokens, the MLP works on each
+ * token on its own: it widens the 1024 numbers to 3584, lets a gate decide which of
+ * those 3584 features pass, and projects back to 1024:
+ *
+ *     gate = W_gate x                 [3584]      gate_proj [3584, 1024]
+ *     up   = W_up x                   [3584]      up_proj   [3584, 1024]
+ *     act  = silu(gate) · up          [3584]      element by element
+ *     out  = W_down act               [1024]      down_proj [1024, 3584]
+ *
+ * silu(g) = g · sigmoid(g) is about g for large g and about 0 for very negative g:
+ * each of the 3584 features is switched on or (nearly) off by its gate value, and
+ * up carries what passes. This gated form ("GLU" with SiLU, hence SwiGLU) replaced
+ * the plain two-matrix MLP in Llama-style models; it has three matrices instead of
+ * two, so the width is 3.5 × hidden instead of 4 × to keep a similar size:
+ * 3 × 1024 × 3584 = 11.0 M parameters per layer, no biases.
+ *
+ * Every token goes through the same matrices independently, so T tokens are one
+ * batched product per matrix (linear_batch: each weight row is read once for all
+ * T tokens).
+ */
+#ifndef MLP_H
+#define MLP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "tensor.h"
+#include "weights.h"
+#include "workbook/util.h"
+
+/* The sizes, from config.json. */
+typedef struct {
+    int hidden;       /* 1024: the residual stream */
+    int intermediate; /* 3584: the MLP's inner width */
+} MlpDims;
+
+/* The three matrices, views of the checkpoint's tensors (nothing is copied). */
+typedef struct {
+    const Tensor *gate_proj; /* [intermediate, hidden] = [3584, 1024] */
+    const Tensor *up_proj;   /* [intermediate, hidden] = [3584, 1024] */
+    const Tensor *down_proj; /* [hidden, intermediate] = [1024, 3584] */
+} MlpWeights;
+
+/* One layer's MLP: its sizes and its weights. */
+typedef struct {
+    MlpDims d;
+    MlpWeights w;
+} Mlp;
+
+/* Layer i's MLP from the checkpoint ("layers.{i}.mlp.*"), every shape checked
+ * against config.json. False with one line in err naming the tensor. */
+bool mlp_load(Mlp *m, const Checkpoint *ck, int layer, Error *err);
+
+/* What one call works in, for up to cap tokens. After mlp_forward the buffers hold
+ * that call's intermediates (the demo prints them, --dump writes them, the tests
+ * compare them). */
+typedef struct {
+    int cap;        /* tokens the buffers hold */
+    bool reference; /* linear_ref instead of the fast kernels (the readable path) */
+    float *gate;    /* [cap, intermediate]  W_gate x, before the SiLU */
+    float *up;      /* [cap, intermediate]  W_up x */
+    float *act;     /* [cap, intermediate]  silu(gate) · up, the input of down_proj */
+} MlpActs;
+
+void mlp_acts_init(MlpActs *a, const MlpDims *d, int cap);
+void mlp_acts_free(MlpActs *a);
+
+/* y = down(silu(gate(x)) · up(x)) for T ≤ a->cap tokens.  x: [T, hidden],
+ * y: [T, hidden] (y must not overlap x). */
+void mlp_forward(const Mlp *m, MlpActs *a, const float *x, int T, float *y);
+
+/* gate_proj + up_proj + down_proj: 3 × hidden × intermediate. */
+int64_t mlp_param_count(const Mlp *m);
+
+#endif

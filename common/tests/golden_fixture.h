@@ -1,0 +1,116 @@
+/* golden_fixture.h — for the Check tests only: the PyTorch goldens and the tiny
+ * checkpoint they were computed from.
+ *
+ * reference/qwen35_reference.py ran the tiny synthetic checkpoint (which `make test`
+ * writes to $TINY, default build/tiny) in float64 and stored every intermediate in
+ * reference/golden/tiny_forward.safetensors. A numerical test opens both, feeds a
+ * C part the golden input and compares its output with the golden output:
+ *
+ *     GoldenFixture f;
+ *     golden_fixture_open(&f);
+ *     const float *x = golden_f32(&f.golden, "layer.0.input_norm", (int64_t)f.T * H);
+ *     ...
+ *     ck_assert(golden_check(&f.golden, "layer.0.mlp.out", y, (int64_t)f.T * H, 1e-5, 1e-4));
+ *     golden_fixture_close(&f);
+ *
+ * The helpers below take any SafeTensors, so a test can hold a demo's --dump file
+ * against the golden the same way. This is the one way the tests read goldens.
+ *
+ * Header-only (static inline) because it uses Check's assertions, which the library
+ * itself does not link.
+ */
+#ifndef GOLDEN_FIXTURE_H
+#define GOLDEN_FIXTURE_H
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qwen/model.h"
+#include "qwen/safetensors.h"
+#include "tests/compare.h"
+#include "workbook/util.h"
+
+#ifndef REPO_ROOT
+#define REPO_ROOT "."
+#endif
+#define GOLDEN_PATH REPO_ROOT "/reference/golden/tiny_forward.safetensors"
+
+typedef struct {
+    SafeTensors golden; /* every intermediate of the reference run */
+    Model model;        /* the weights it ran on */
+    int T;              /* tokens of the reference run (golden "ids") */
+} GoldenFixture;
+
+/* The tiny checkpoint's folder: $TINY, else build/tiny. */
+static inline const char *golden_tiny_dir(void) {
+    const char *tiny = getenv("TINY");
+    return tiny && *tiny ? tiny : "build/tiny";
+}
+
+/* The golden file alone (tests that write a checkpoint of their own). */
+static inline void golden_open(SafeTensors *g) {
+    Error err;
+    ck_assert_msg(st_open(g, GOLDEN_PATH, &err), "%s", err.msg);
+}
+
+static inline void golden_fixture_open(GoldenFixture *f) {
+    Error err;
+    golden_open(&f->golden);
+    ck_assert_msg(model_open(&f->model, golden_tiny_dir(), &err),
+                  "%s (the tiny checkpoint is written by `make test`)", err.msg);
+    const Tensor *ids = st_find(&f->golden, "ids");
+    ck_assert_msg(ids, "%s: no tensor ids", GOLDEN_PATH);
+    f->T = (int)ids->numel;
+}
+
+static inline void golden_fixture_close(GoldenFixture *f) {
+    st_close(&f->golden);
+    model_close(&f->model);
+}
+
+/* The float32 tensor `name` of st, its values in place; numel (when ≥ 0) is checked. */
+static inline const float *golden_f32(const SafeTensors *st, const char *name, int64_t numel) {
+    const Tensor *t = st_find(st, name);
+    ck_assert_msg(t != NULL, "%s: no tensor %s", st->path, name);
+    ck_assert_msg(t->dtype == DTYPE_F32, "%s: %s is %s, not F32", st->path, name, dtype_name(t->dtype));
+    ck_assert_msg(numel < 0 || t->numel == numel, "%s: %s has %lld values, expected %lld", st->path, name,
+                  (long long)t->numel, (long long)numel);
+    return t->data;
+}
+
+/* A copy of the golden tensor `name` (for a test that works on it in place); free() it. */
+static inline float *golden_values(const GoldenFixture *f, const char *name, int64_t numel) {
+    const float *v = golden_f32(&f->golden, name, numel);
+    float *copy = xmalloc((size_t)numel * sizeof(float));
+    memcpy(copy, v, (size_t)numel * sizeof(float));
+    return copy;
+}
+
+/* Rows (first dimension) of the tensor `name` of st. */
+static inline int64_t golden_rows(const SafeTensors *st, const char *name) {
+    const Tensor *t = st_find(st, name);
+    ck_assert_msg(t != NULL, "%s: no tensor %s", st->path, name);
+    return t->shape[0];
+}
+
+/* "7 x 4 x 16": the shape of `name` in st, for report lines. */
+static inline const char *golden_dims(const SafeTensors *st, const char *name, char *buf, size_t len) {
+    const Tensor *t = st_find(st, name);
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; t && i < t->ndim && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%lld", i ? " x " : "", (long long)t->shape[i]);
+    return buf;
+}
+
+/* compare_f32 of got against the tensor `name` of st (its report line printed). */
+static inline bool golden_check(const SafeTensors *st, const char *name, const float *got, int64_t numel,
+                                double atol, double rtol) {
+    char shape[64];
+    return compare_f32(name, golden_dims(st, name, shape, sizeof shape), got, golden_f32(st, name, numel),
+                       numel, atol, rtol, NULL);
+}
+
+#endif
