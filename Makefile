@@ -47,7 +47,7 @@ CHAPTERS    := $(patsubst %/,%,$(sort $(wildcard ch[0-9][0-9]_*/)))
 COMMON_SRC  := $(sort $(wildcard common/qwen/*.c common/kernels/*.c common/workbook/*.c))
 COMMON_OBJ  := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIB         := $(BUILD)/libqwen.a
-TESTLIB_SRC := $(sort $(wildcard common/tests/*.c))
+TESTLIB_SRC := $(filter-out common/tests/fuzz_replay_main.c,$(sort $(wildcard common/tests/*.c)))
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(BUILD)/%.o)
 TESTLIB     := $(BUILD)/libtests.a
 
@@ -57,14 +57,17 @@ tools_of   = $(patsubst %.c,$(BINDIR)%,$(filter-out $(wildcard $(1)/ch[0-9][0-9]
 tests_of   = $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard $(1)/tests/test_*.c)))
 scripts_of = $(sort $(wildcard $(1)/tests/test_*.sh))
 benches_of = $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard $(1)/bench/bench_*.c)))
+fuzzers_of = $(sort $(wildcard $(1)/fuzz/fuzz_*.c))
 
 DEMOS   := $(foreach c,$(CHAPTERS),$(call demos_of,$(c)))
 TOOLS   := $(foreach c,$(CHAPTERS),$(call tools_of,$(c)))
 TESTS   := $(foreach c,$(CHAPTERS),$(call tests_of,$(c)))
 SCRIPTS := $(foreach c,$(CHAPTERS),$(call scripts_of,$(c)))
 BENCHES := $(foreach c,$(CHAPTERS),$(call benches_of,$(c)))
+FUZZERS := $(foreach c,$(CHAPTERS),$(call fuzzers_of,$(c)))
+REPLAYS := $(FUZZERS:%.c=$(BUILD)/%.replay)
 
-.PHONY: all test test-san bench synthetic clean $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
+.PHONY: all test test-san bench synthetic fuzz fuzz-build clean $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
 .DEFAULT_GOAL := all
 
 all: $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
@@ -114,8 +117,8 @@ TINY := $(BUILD)/tiny/config.json
 $(TINY): $(BINDIR)ch01_weights/make_synthetic
 	@./$< --size tiny --out $(@D) 2>/dev/null
 
-test: $(DEMOS) $(TOOLS) $(TESTS) $(TINY)
-	@BUILD=$(BUILD) BINDIR=$(BINDIR) sh mk/run-tests.sh $(TESTS) $(SCRIPTS)
+test: $(DEMOS) $(TOOLS) $(TESTS) $(REPLAYS) $(TINY)
+	@BUILD=$(BUILD) BINDIR=$(BINDIR) sh mk/run-tests.sh $(TESTS) $(REPLAYS) $(SCRIPTS)
 
 # The sanitizer build lives entirely under build-san/ (demos included), so it
 # never replaces the normal binaries.
@@ -137,8 +140,48 @@ synthetic: ch01
 	set -x; ./ch01_weights/make_synthetic --size full --out $(SYNTHETIC_DIR) $${tok:+--tokenizer "$$tok"}
 
 clean:
-	rm -rf build build-san $(DEMOS) $(TOOLS)
+	rm -rf build build-san build-fuzz $(DEMOS) $(TOOLS)
 	@for c in $(CHAPTERS); do for d in $$c/ch[0-9][0-9]_*.c; do n=$${d##*/}; n=$${n%.c}; \
 	  [ -L "$$n" ] && rm -f "$$n"; done; done; true
+
+# ---- fuzzing ----------------------------------------------------------------------
+# chNN_x/fuzz/fuzz_NAME.c holds one harness: LLVMFuzzerTestOneInput() for one parser
+# of untrusted input, with checks beyond "no crash" (it aborts when an invariant
+# breaks).
+#   make fuzz                  every harness FUZZ_SECONDS (default 60) seconds, with
+#                              clang's libFuzzer under ASan + UBSan, starting from
+#                              chNN_x/fuzz/seeds/fuzz_NAME/ and what earlier runs kept
+#                              (build-fuzz/corpus/fuzz_NAME/)
+#   make fuzz FUZZ=fuzz_NAME   one harness
+# An input that finds a bug lands in build-fuzz/crashes/; once fixed, it is committed
+# to chNN_x/fuzz/regressions/fuzz_NAME/, and make test replays every regression and
+# seed through the same harness (linked with common/tests/fuzz_replay_main.c instead
+# of libFuzzer: no clang needed).
+$(REPLAYS): $(BUILD)/%.replay: %.c common/tests/fuzz_replay_main.c $(TESTLIB) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DFUZZ_DIR='"$(patsubst %/,%,$(dir $*))"' -DFUZZ_NAME='"$(notdir $*)"' \
+	  $< common/tests/fuzz_replay_main.c $(TESTLIB) $(LIB) $(LDLIBS) -o $@
+
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := -O1 -g -march=native -fsanitize=address,undefined -fno-sanitize-recover=all \
+                -fno-omit-frame-pointer
+FUZZ_BINS    := $(FUZZERS:%.c=build-fuzz/%)
+fuzz:
+	@command -v clang >/dev/null 2>&1 || { echo "fuzz: needs clang (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory BUILD=build-fuzz BINDIR=build-fuzz/ CC=clang \
+	  OPT="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" fuzz-build
+	@mkdir -p build-fuzz/crashes
+	@for f in $(if $(FUZZ),$(filter %/$(FUZZ),$(FUZZ_BINS)),$(FUZZ_BINS)); do n=$${f##*/}; \
+	  src=$${f#build-fuzz/}; seeds=$${src%/*}/seeds/$$n; mkdir -p build-fuzz/corpus/$$n; \
+	  echo "== $$n: $(FUZZ_SECONDS) s"; \
+	  ./$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build-fuzz/crashes/$$n- \
+	    build-fuzz/corpus/$$n $$( [ -d $$seeds ] && echo $$seeds ) > build-fuzz/$$n.log 2>&1; rc=$$?; \
+	  grep -E "DONE|stat::number_of_executed_units|stat::peak_rss_mb|ERROR|SUMMARY" build-fuzz/$$n.log | tail -n 5; \
+	  [ $$rc = 0 ] || { echo "fuzz: $$n found a problem: build-fuzz/$$n.log, build-fuzz/crashes/"; exit 1; }; done
+
+fuzz-build: $(FUZZ_BINS)
+$(FUZZ_BINS): build-fuzz/%: %.c $(LIB) $(TESTLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer $< $(TESTLIB) $(LIB) $(LDLIBS) -o $@
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
