@@ -51,9 +51,10 @@ static inline void vec_store(float *p, Vec16 v) { memcpy(p, &v, sizeof v); }
  * The first sweep has no token t (k_write, q_read, delta all zero) and the last no
  * token t + 1 (decay 1, k_look zero): adding 0 and multiplying by 1 leave a row
  * unchanged. empty: the table holds zeros (it is not read, only written). */
-static inline __attribute__((always_inline)) void
-sweep(const int n_vecs, const bool empty, float *restrict Sh, int dk, const float *k_write, const float *q_read,
-      const float *delta, float decay, const float *k_look, float *read, float *pred) {
+static inline __attribute__((always_inline)) void sweep(const int n_vecs, const bool empty,
+                                                        float *restrict Sh, int dk, const float *k_write,
+                                                        const float *q_read, const float *delta, float decay,
+                                                        const float *k_look, float *read, float *pred) {
     Vec16 d[MAX_VECS], o[MAX_VECS], p[MAX_VECS];
 #pragma GCC unroll 8
     for (int c = 0; c < n_vecs; c++) d[c] = vec_load(delta + c * VEC), o[c] = (Vec16){0}, p[c] = (Vec16){0};
@@ -120,7 +121,7 @@ void delta_rule(const float *q, const float *k, const float *v, const float *g, 
         return;
     }
     size_t table = (size_t)dk * dv;
-    int rep = n_v / n_k;                                                 /* value head h reads key head h / rep */
+    int rep = n_v / n_k; /* value head h reads key head h / rep */
     float *zeros = xcalloc((size_t)(dk > dv ? dk : dv), sizeof(float)); /* [max(dk, dv)] */
 #pragma omp parallel for schedule(static)
     for (int h = 0; h < n_v; h++) {
@@ -131,10 +132,18 @@ void delta_rule(const float *q, const float *k, const float *v, const float *g, 
         int kh = h / rep;
         bool empty = S0 == NULL;
         switch (n_vecs) {
-        case 8: delta_rule_head_fast(8, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros); break;
-        case 4: delta_rule_head_fast(4, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros); break;
-        case 2: delta_rule_head_fast(2, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros); break;
-        case 1: delta_rule_head_fast(1, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros); break;
+        case 8:
+            delta_rule_head_fast(8, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros);
+            break;
+        case 4:
+            delta_rule_head_fast(4, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros);
+            break;
+        case 2:
+            delta_rule_head_fast(2, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros);
+            break;
+        case 1:
+            delta_rule_head_fast(1, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros);
+            break;
         }
     }
     free(zeros);
@@ -231,4 +240,3 @@ void causal_conv_silu(const float *x, int T, int C, int kernel, const float *w, 
         memcpy(state + (size_t)(hist - T) * C, x, (size_t)T * C * sizeof(float));
     }
 }
-

@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "embedding.h"
+#include "linear.h"
+#include "norm.h"
+
 static bool load_layer(const Checkpoint *ck, int i, Layer *l, Error *err) {
     int64_t H = ck->config.hidden_size;
     l->type = ck->config.layer_types[i];
@@ -25,8 +29,8 @@ bool model_open(Model *m, const char *dir, Error *err) {
               (m->norm = ckpt_expect(&m->ck, "norm.weight", 1, (int64_t[]){H}, err));
     if (ok) {
         m->tied = ckpt_find(&m->ck, "lm_head.weight") == NULL;
-        m->lm_head = m->tied ? m->embed_tokens
-                             : ckpt_expect(&m->ck, "lm_head.weight", 2, (int64_t[]){V, H}, err);
+        m->lm_head =
+            m->tied ? m->embed_tokens : ckpt_expect(&m->ck, "lm_head.weight", 2, (int64_t[]){V, H}, err);
         ok = m->lm_head != NULL;
     }
     if (ok) {
@@ -41,4 +45,189 @@ void model_close(Model *m) {
     ckpt_close(&m->ck);
     free(m->layers);
     memset(m, 0, sizeof *m);
+}
+
+int64_t model_param_count(const Model *m) {
+    int64_t n = 0;
+    for (int i = 0; i < m->ck.n_refs; i++) n += m->ck.refs[i]->numel;
+    return n;
+}
+
+int64_t model_weight_bytes(const Model *m) {
+    int64_t n = 0;
+    for (int i = 0; i < m->ck.n_refs; i++) n += m->ck.refs[i]->numel * dtype_size(m->ck.refs[i]->dtype);
+    return n;
+}
+
+/* ---- the run state ---------------------------------------------------------------- */
+
+void run_init(RunState *s, const Model *m, int chunk) {
+    const Config *c = &m->ck.config;
+    if (chunk < 1) chunk = 1;
+    memset(s, 0, sizeof *s);
+    s->chunk = chunk;
+    s->max_pos = c->max_position_embeddings;
+    size_t row = (size_t)c->hidden_size * sizeof(float);
+    s->x = xaligned_alloc((size_t)chunk * row);
+    s->normed = xaligned_alloc((size_t)chunk * row);
+    s->out = xaligned_alloc((size_t)chunk * row);
+    s->logits = xaligned_alloc((size_t)c->vocab_size * sizeof(float));
+    s->n_layers = c->num_hidden_layers;
+    s->layers = xcalloc((size_t)s->n_layers, sizeof *s->layers);
+    bool any_attn = false, any_dn = false;
+    for (int i = 0; i < c->num_hidden_layers; i++) {
+        const Layer *l = &m->layers[i];
+        if (l->type == LAYER_FULL_ATTENTION) {
+            kv_init(&s->layers[i].kv, &l->self_attn.d, 0);
+            if (!any_attn) attn_acts_init(&s->attn, &l->self_attn.d, chunk);
+            any_attn = true;
+        } else {
+            dn_state_init(&s->layers[i].dn, &l->linear_attn.d);
+            if (!any_dn) dn_acts_init(&s->dn, &l->linear_attn.d, chunk);
+            any_dn = true;
+        }
+    }
+    mlp_acts_init(&s->mlp, &m->layers[0].mlp.d, chunk);
+    rope_init_config(&s->rope, c, 0);
+}
+
+void run_free(RunState *s) {
+    for (int i = 0; s->layers && i < s->n_layers; i++) {
+        kv_free(&s->layers[i].kv);
+        dn_state_free(&s->layers[i].dn);
+    }
+    free(s->layers);
+    attn_acts_free(&s->attn);
+    dn_acts_free(&s->dn);
+    mlp_acts_free(&s->mlp);
+    rope_free(&s->rope);
+    free(s->x), free(s->normed), free(s->out), free(s->logits);
+    memset(s, 0, sizeof *s);
+}
+
+void run_reset(RunState *s, const Model *m) {
+    for (int i = 0; i < s->n_layers; i++) {
+        if (m->layers[i].type == LAYER_FULL_ATTENTION)
+            kv_reset(&s->layers[i].kv);
+        else
+            dn_state_reset(&s->layers[i].dn, &m->layers[i].linear_attn.d);
+    }
+    s->pos = 0;
+}
+
+int64_t run_state_bytes(const RunState *s, const Model *m) {
+    int64_t n = 0;
+    for (int i = 0; i < s->n_layers; i++) {
+        if (m->layers[i].type == LAYER_FULL_ATTENTION)
+            n += (int64_t)s->layers[i].kv.len * (int64_t)kv_bytes_per_token(&s->layers[i].kv);
+        else
+            n += (int64_t)dn_state_bytes(&m->layers[i].linear_attn.d);
+    }
+    return n;
+}
+
+/* ---- the forward pass --------------------------------------------------------------- */
+
+/* x += y, n numbers: the residual connection. */
+static void add_to(float *x, const float *y, size_t n) {
+    for (size_t i = 0; i < n; i++) x[i] += y[i];
+}
+
+/* Decoder layer i on the T tokens in s->x [T, hidden], in place:
+ *     x ← x + Mixer(RMSNorm(x; input_layernorm))          the mixer reads and extends the layer's state
+ *     x ← x + MLP(RMSNorm(x; post_attention_layernorm)) */
+static void decoder_layer(const Model *m, int i, RunState *s, int T) {
+    const Layer *l = &m->layers[i];
+    LayerState *st = &s->layers[i];
+    int H = m->ck.config.hidden_size;
+    float eps = (float)m->ck.config.rms_norm_eps;
+    size_t n = (size_t)T * H;
+
+    rmsnorm(s->normed, s->x, T, H, l->input_layernorm, eps);
+    if (l->type == LAYER_FULL_ATTENTION)
+        attn_forward(&l->self_attn, &s->attn, &st->kv, &s->rope, s->normed, T, s->out);
+    else
+        dn_forward(&l->linear_attn, &s->dn, &st->dn, s->normed, T, s->out);
+    add_to(s->x, s->out, n);
+
+    rmsnorm(s->normed, s->x, T, H, l->post_attention_layernorm, eps);
+    mlp_forward(&l->mlp, &s->mlp, s->normed, T, s->out);
+    add_to(s->x, s->out, n);
+}
+
+/* T ≤ s->chunk tokens through the whole model. t0: where they sit in the call's
+ * trace. last: the call's last piece, whose last token gives s->logits. */
+static void forward_piece(const Model *m, RunState *s, const int *ids, int T, int t0, bool last,
+                          const ModelTrace *tr) {
+    const Config *c = &m->ck.config;
+    int H = c->hidden_size, V = c->vocab_size;
+    size_t row = (size_t)H * sizeof(float);
+    float eps = (float)c->rms_norm_eps;
+
+    /* x = E[ids]: the embedding rows (ids were checked by the caller) */
+    for (int t = 0; t < T; t++)
+        tensor_read_f32(m->embed_tokens, (int64_t)ids[t] * H, H, s->x + (size_t)t * H);
+    if (tr && tr->embed) memcpy(tr->embed + (size_t)t0 * H, s->x, (size_t)T * row);
+
+    for (int i = 0; i < c->num_hidden_layers; i++) {
+        decoder_layer(m, i, s, T);
+        if (tr && tr->layer && tr->layer[i]) memcpy(tr->layer[i] + (size_t)t0 * H, s->x, (size_t)T * row);
+    }
+    s->pos += T;
+
+    /* logits = lm_head · RMSNorm(x; norm): for every token when the trace wants them,
+     * otherwise only for the last token of the call (the next-token prediction) */
+    if (tr && (tr->final_norm || tr->logits)) {
+        rmsnorm(s->normed, s->x, T, H, m->norm, eps);
+        if (tr->final_norm) memcpy(tr->final_norm + (size_t)t0 * H, s->normed, (size_t)T * row);
+        if (tr->logits) {
+            float *logits = tr->logits + (size_t)t0 * V; /* [T, V] */
+            project(m->lm_head, s->normed, T, logits, s->reference);
+            if (last) memcpy(s->logits, logits + (size_t)(T - 1) * V, (size_t)V * sizeof(float));
+            return;
+        }
+    }
+    if (last) {
+        rmsnorm(s->normed, s->x + (size_t)(T - 1) * H, 1, H, m->norm, eps);
+        project(m->lm_head, s->normed, 1, s->logits, s->reference);
+    }
+}
+
+bool model_forward(const Model *m, RunState *s, const int *ids, int T, const ModelTrace *trace, Error *err) {
+    const Config *c = &m->ck.config;
+    if (T < 0) return error_set(err, "model_forward: %d tokens", T);
+    for (int t = 0; t < T; t++)
+        if (ids[t] < 0 || ids[t] >= c->vocab_size)
+            return error_set(err, "token id %d is outside the vocabulary (0 .. %d)", ids[t],
+                             c->vocab_size - 1);
+    if (s->max_pos > 0 && s->pos + T > s->max_pos)
+        return error_set(
+            err,
+            "%lld tokens do not fit in the context: max_position_embeddings is %lld in %s/config.json "
+            "(%lld already read)",
+            (long long)(s->pos + T), (long long)s->max_pos, m->ck.dir, (long long)s->pos);
+    s->attn.reference = s->dn.reference = s->mlp.reference = s->reference;
+    int step = s->reference ? 1 : s->chunk; /* the readable path reads one token at a time */
+    for (int t0 = 0; t0 < T; t0 += step) {
+        int n = T - t0 < step ? T - t0 : step;
+        forward_piece(m, s, ids + t0, n, t0, t0 + n == T, trace);
+    }
+    return true;
+}
+
+/* ---- bringing the weights in ------------------------------------------------------ */
+
+void model_touch(const Model *m, void (*progress)(int64_t done, int64_t total, void *ctx), void *ctx) {
+    const long page = 4096;
+    int64_t total = model_weight_bytes(m), done = 0;
+    for (int i = 0; i < m->ck.n_refs; i++) {
+        const Tensor *t = m->ck.refs[i];
+        const unsigned char *p = t->data;
+        int64_t n = t->numel * dtype_size(t->dtype);
+        volatile unsigned char sink = 0;
+        for (int64_t b = 0; b < n; b += page) sink ^= p[b]; /* one read per page brings it in */
+        (void)sink;
+        done += n;
+        if (progress) progress(done, total, ctx);
+    }
 }

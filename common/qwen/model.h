@@ -13,8 +13,25 @@
  *
  * Everything comes from config.json; nothing here is tied to 0.8B's sizes.
  *
- * Model holds the configuration and the weights (views into the memory-mapped
- * checkpoint: nothing is copied, the BF16 weights stay BF16).
+ * Three structs, kept apart:
+ *   Model      the configuration and the weights (views into the memory-mapped
+ *              checkpoint: nothing is copied, the BF16 weights stay BF16);
+ *   RunState   one text being read: every layer's state (a full-attention layer's
+ *              KV cache, which grows by one row per token; a DeltaNet layer's memory
+ *              tables and conv history, which never grow), the position, and the
+ *              buffers a pass works in (allocated once, shared by the layers);
+ *   ModelTrace optional copies of the residual stream for --dump.
+ *
+ * Reading a text. model_forward(m, s, ids, T) reads T more tokens after the s->pos
+ * already read: a whole prompt at once (prefill: every projection is one batched
+ * product over the tokens, which is where a prompt's time goes) or one token at a
+ * time (decoding: every weight is read once per token, so the time is that of
+ * reading 1.5 GB of weights from memory). Both give the same numbers to the last
+ * bit — the layers compute each token's row by the same code in the same order
+ * either way, and the DeltaNet's state carries over exactly — so a prompt read in
+ * pieces, or a text continued token by token, is the same as one pass over it all.
+ * Long inputs go through the layers in pieces of s->chunk tokens, which bounds the
+ * buffers without changing a bit.
  */
 #ifndef MODEL_H
 #define MODEL_H
@@ -54,5 +71,67 @@ typedef struct {
  * naming the tensor, its shape and the shape the config implies. */
 bool model_open(Model *m, const char *dir, Error *err);
 void model_close(Model *m);
+
+/* Parameters of the text model (the embedding counted once when tied) and the
+ * bytes they take in the file. */
+int64_t model_param_count(const Model *m);
+int64_t model_weight_bytes(const Model *m);
+
+/* Reads one byte of every page of the text weights, so that the memory-mapped file
+ * is brought in from the disk now rather than during the first token; progress
+ * (may be NULL) is called after each tensor with the bytes done and the total. */
+void model_touch(const Model *m, void (*progress)(int64_t done, int64_t total, void *ctx), void *ctx);
+
+/* ---- reading a text ------------------------------------------------------------ */
+
+/* What one layer carries from one token to the next. */
+typedef struct {
+    KVCache kv;       /* full attention: K and V of every token so far (grows) */
+    DeltaNetState dn; /* Gated DeltaNet: the memory tables and the conv history (fixed) */
+} LayerState;
+
+typedef struct {
+    int chunk;          /* tokens per pass through the layers; longer inputs go in pieces */
+    bool reference;     /* the readable path: one token at a time, the reference loops */
+    int64_t pos;        /* tokens read so far: the next one sits at this position */
+    int64_t max_pos;    /* positions the config allows (max_position_embeddings; 0: no limit) */
+    int n_layers;       /* num_hidden_layers */
+    LayerState *layers; /* [n_layers]: the state of the text */
+    RopeTable rope;     /* cos/sin of the positions, shared by the attention layers */
+    /* the buffers of one pass of up to chunk tokens */
+    float *x;        /* [chunk, hidden]  the residual stream */
+    float *normed;   /* [chunk, hidden]  RMSNorm(x): the input of a block */
+    float *out;      /* [chunk, hidden]  a block's output, added to x */
+    MlpActs mlp;     /* the MLP's buffers */
+    AttnActs attn;   /* attention's buffers */
+    DeltaNetActs dn; /* the Gated DeltaNet's buffers */
+    float *logits;   /* [vocab]  after the last token read */
+} RunState;
+
+/* A run state for m: empty caches and tables at position 0, buffers for passes of
+ * up to chunk tokens (chunk ≥ 1; 128 keeps the buffers at a few percent of the
+ * weights' size and costs prefill nothing measurable). */
+void run_init(RunState *s, const Model *m, int chunk);
+void run_free(RunState *s);
+/* A new text: empty caches and tables, position 0 (the memory is kept). */
+void run_reset(RunState *s, const Model *m);
+
+/* Bytes of the state the text has built so far: the KV caches' rows in use and the
+ * DeltaNet layers' fixed tables and conv history. */
+int64_t run_state_bytes(const RunState *s, const Model *m);
+
+/* Optional copies of what a call computed, for the T tokens it read (what --dump
+ * writes): each NULL, or [T, hidden] ([T, vocab] for logits). */
+typedef struct {
+    float *embed;      /* the embedding rows: the residual stream entering layer 0 */
+    float **layer;     /* NULL, or [num_hidden_layers] pointers: the stream after layer i */
+    float *final_norm; /* RMSNorm(x; norm) */
+    float *logits;     /* every token's logits (otherwise only the last token's are computed) */
+} ModelTrace;
+
+/* Reads T more tokens. Afterwards s->logits holds the next-token logits after the
+ * last of them. trace may be NULL. False, with nothing read, when an id is outside
+ * the vocabulary or the text would pass the context the config allows. */
+bool model_forward(const Model *m, RunState *s, const int *ids, int T, const ModelTrace *trace, Error *err);
 
 #endif

@@ -973,3 +973,7 @@ char *tok_chat_render(const ChatMessage *messages, int n, bool add_generation_pr
     }
     return b.p;
 }
+
+int utf8_char(const unsigned char *s, size_t n, int *valid_prefix) {
+    return utf8_seq_len(s, n, valid_prefix);
+}

@@ -150,5 +150,10 @@ char *tok_chat_render(const ChatMessage *messages, int n, bool add_generation_pr
  * is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF);
  * otherwise *bad_offset receives the offset of the first bad byte. */
 bool utf8_check(const char *s, size_t len, size_t *bad_offset);
+/* The UTF-8 character at s[0..n): its length in bytes, or 0 when s does not start
+ * with a whole character; *valid_prefix then receives how many bytes form the
+ * longest start of one (the part one U+FFFD replaces, as Rust's from_utf8_lossy
+ * and so Hugging Face's decode do). */
+int utf8_char(const unsigned char *s, size_t n, int *valid_prefix);
 
 #endif

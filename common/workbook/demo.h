@@ -35,6 +35,11 @@ typedef struct {
     PlotMode plot;     /* --plot=png|ascii|none (PLOT_PNG unless given) */
 } DemoArgs;
 
+/* The --model line of every demo's --help (option names in a 19-character column). */
+#define DEMO_HELP_MODEL                                                                                      \
+    "  --model DIR        the model folder (else $QWEN35_MODEL, models/Qwen3.5-0.8B,\n"                      \
+    "                     or the Hugging Face cache)\n"
+
 /* A demo's own flags: true when argv[*i] is one of them (take a value with demo_value). */
 typedef bool (*DemoFlag)(void *ctx, int argc, char **argv, int *i);
 

@@ -1,0 +1,804 @@
+/* ch07_model.c — 零件齐了，拼成完整的 Qwen3.5: the whole model, generating text.
+ *
+ * Every part of chapters 1–7 stacked into the 24-layer model (common/qwen/model.h):
+ * embedding rows, 18 Gated DeltaNet and 6 full-attention layers each followed by
+ * the SwiGLU MLP, the final RMSNorm, and the tied embedding as the output head.
+ *
+ * Without --prompt or --ids it walks through the assembly on the book's sentence,
+ * in the book's voice (stdout):
+ *   1. the layer pattern, the parameter count and the memory of the whole model;
+ *   2. the equivalence the chapter promises, checked live: reading the prompt in one
+ *      pass, or a part of it and then token by token, or in three pieces with the
+ *      state handed over between them, gives the same logits;
+ *   3. the memory ledger: what the model must remember after 100, 1000 and 3000
+ *      tokens — the 6 attention layers' KV cache grows, the 18 DeltaNet layers'
+ *      tables do not — against a model with 24 full-attention layers;
+ *   4. a greedy continuation of the sentence, streamed.
+ *
+ * With --prompt TEXT (or --ids) it generates: the text streams to stdout as the
+ * tokens come (never half a UTF-8 character), and one summary line goes to stderr.
+ * --interactive is a multi-turn chat that keeps the caches and tables between turns,
+ * so each turn reads only its own tokens.
+ */
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "qwen/model.h"
+#include "qwen/safetensors.h"
+#include "qwen/sample.h"
+#include "qwen/tokenizer.h"
+#include "workbook/demo.h"
+#include "workbook/sentence.h"
+#include "workbook/textstream.h"
+#include "workbook/util.h"
+
+#define CHUNK           128 /* tokens per pass through the layers (model.h) */
+#define WALK_NEW_TOKENS 20  /* the walkthrough's greedy continuation */
+#define DEFAULT_NEW     256 /* -n when not given */
+
+/* ---- command line --------------------------------------------------------------------- */
+
+typedef struct {
+    DemoArgs common;         /* --model, --ids, --dump */
+    const char *prompt;      /* --prompt TEXT */
+    long n_new;              /* -n N: tokens to generate (-1: not given) */
+    bool chat, think;        /* --chat, --think */
+    bool interactive;        /* --interactive */
+    bool reference;          /* --reference */
+    double temp, top_p;      /* --temp, --top-p (NAN: not given) */
+    long top_k;              /* --top-k (-1: not given) */
+    unsigned long long seed; /* --seed */
+    long threads;            /* --threads (0: OpenMP's default) */
+    const char *save_state;  /* --save-state FILE */
+    const char *load_state;  /* --load-state FILE */
+} Options;
+
+static void usage(FILE *to) {
+    fprintf(to,
+            "usage: %s [--model DIR] [--prompt TEXT | --ids 1,2,3 | --interactive] [-n N]\n"
+            "          [--chat [--think]] [--temp T] [--top-k K] [--top-p P] [--seed S]\n"
+            "          [--threads N] [--dump FILE] [--save-state FILE] [--load-state FILE]\n"
+            "          [--reference] [--help]\n"
+            "Chapter 7: the whole Qwen3.5 assembled from the chapters' parts. Without a prompt:\n"
+            "the assembly walked through on the book's sentence. With one: generated text.\n" DEMO_HELP_MODEL
+            "  --prompt TEXT      continue TEXT (streamed to stdout; a summary line on stderr)\n"
+            "  --ids 1,2,3        the prompt as token ids (no tokenizer needed)\n"
+            "  -n N               tokens to generate (default %d; 0: read the prompt only)\n"
+            "  --chat             wrap the prompt in the chat template (thinking off)\n"
+            "  --think            with --chat: let the model think first\n"
+            "  --interactive      a chat in the terminal; each turn reads only its own tokens;\n"
+            "                     Ctrl-D ends it\n"
+            "  --temp T           sampling temperature (0: greedy); --top-k K, --top-p P filter\n"
+            "                     the candidates; defaults from generation_config.json, else\n"
+            "                     greedy; --seed S makes a sampled run repeatable (default 0)\n"
+            "  --threads N        OpenMP threads (the results do not depend on it)\n"
+            "  --dump FILE        write embed, layer.{i}, final_norm, logits for the prompt\n"
+            "                     (float32 safetensors)\n"
+            "  --save-state FILE  after the run, write every layer's state and the tokens read\n"
+            "  --load-state FILE  start from such a state instead of an empty one\n"
+            "  --reference        one token at a time through the readable loops (slow)\n",
+            program_name(), DEFAULT_NEW);
+}
+
+/* A whole number in [lo, hi] for flag, or death with the flag's name. */
+static long whole_number(const char *flag, const char *v, long lo, long hi) {
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || errno || x < lo || x > hi)
+        die("%s needs a whole number from %ld to %ld, got '%s'", flag, lo, hi, v);
+    return x;
+}
+
+/* A finite number for flag. */
+static double real_number(const char *flag, const char *v) {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || *end || errno || !isfinite(x)) die("%s needs a number, got '%s'", flag, v);
+    return x;
+}
+
+static bool own_flag(void *ctx, int argc, char **argv, int *i) {
+    Options *o = ctx;
+    const char *v;
+    if ((v = demo_value("--prompt", argc, argv, i)))
+        o->prompt = v;
+    else if ((v = demo_value("-n", argc, argv, i)))
+        o->n_new = whole_number("-n", v, 0, 1 << 24);
+    else if (strcmp(argv[*i], "--chat") == 0)
+        o->chat = true;
+    else if (strcmp(argv[*i], "--think") == 0)
+        o->think = true;
+    else if (strcmp(argv[*i], "--interactive") == 0)
+        o->interactive = true;
+    else if (strcmp(argv[*i], "--reference") == 0)
+        o->reference = true;
+    else if ((v = demo_value("--temp", argc, argv, i))) {
+        o->temp = real_number("--temp", v);
+        if (o->temp < 0) die("--temp must be 0 or more, got '%s'", v);
+    } else if ((v = demo_value("--top-k", argc, argv, i)))
+        o->top_k = whole_number("--top-k", v, 0, 1 << 30);
+    else if ((v = demo_value("--top-p", argc, argv, i))) {
+        o->top_p = real_number("--top-p", v);
+        if (!(o->top_p > 0 && o->top_p <= 1)) die("--top-p must be in (0, 1], got '%s'", v);
+    } else if ((v = demo_value("--seed", argc, argv, i))) {
+        char *end;
+        errno = 0;
+        o->seed = strtoull(v, &end, 10);
+        if (end == v || *end || errno || v[0] == '-')
+            die("--seed needs a whole number from 0 to 18446744073709551615, got '%s'", v);
+    } else if ((v = demo_value("--threads", argc, argv, i)))
+        o->threads = whole_number("--threads", v, 1, 1024);
+    else if ((v = demo_value("--save-state", argc, argv, i)))
+        o->save_state = v;
+    else if ((v = demo_value("--load-state", argc, argv, i)))
+        o->load_state = v;
+    else
+        return false;
+    return true;
+}
+
+static Options parse_args(int argc, char **argv) {
+    Options o = {.n_new = -1, .temp = NAN, .top_p = NAN, .top_k = -1};
+    o.common = demo_parse_args(argc, argv, false, usage, own_flag, &o);
+    if (o.prompt && o.common.ids) die("--prompt and --ids go one at a time");
+    if (o.interactive && (o.prompt || o.common.ids)) die("--interactive reads its prompts from the terminal");
+    if (o.interactive && o.common.dump) die("--dump goes with a prompt, not with --interactive");
+    if (o.think && !o.chat && !o.interactive) die("--think goes with --chat");
+    if (o.prompt && !o.prompt[0]) die("--prompt: the prompt is empty");
+    if (o.threads > 0) omp_set_num_threads((int)o.threads);
+    return o;
+}
+
+/* ---- shared pieces ------------------------------------------------------------------------------- */
+
+/* Sizes for the book's units: MB = 2^20 bytes, KB = 2^10 bytes (as the chapter's
+ * "1.0 MB" for 16 tables of 128 × 128 float32), GB = 10^9 bytes (as chapter 1). */
+static double mib(double bytes) { return bytes / (1 << 20); }
+
+static void progress_bar(int64_t done, int64_t total, void *ctx) {
+    const char *what = ctx;
+    fprintf(stderr, "\r%s: %3.0f%%", what, 100.0 * (double)done / (double)total);
+    if (done == total) fputc('\n', stderr);
+}
+
+/* Brings the mapped weights in from the disk before the first token, with a
+ * progress line when stderr is a terminal (a cold checkpoint takes a while). */
+static void touch_weights(const Model *m) {
+    bool tty = isatty(STDERR_FILENO);
+    model_touch(m, tty ? progress_bar : NULL, "reading the weights from the disk");
+}
+
+/* Reads ids through the model in pieces, showing progress for a long prompt. */
+static void read_tokens(const Model *m, RunState *s, const int *ids, int n, const ModelTrace *trace) {
+    Error err;
+    bool show = n > 4 * CHUNK && isatty(STDERR_FILENO);
+    for (int t0 = 0; t0 < n; t0 += CHUNK) {
+        int k = n - t0 < CHUNK ? n - t0 : CHUNK;
+        ModelTrace piece;
+        const ModelTrace *tr = NULL;
+        float *layer_ptrs[CONFIG_MAX_LAYERS];
+        if (trace) { /* the same trace, moved to the piece's rows */
+            int H = m->ck.config.hidden_size, V = m->ck.config.vocab_size, L = m->ck.config.num_hidden_layers;
+            piece = (ModelTrace){.embed = trace->embed ? trace->embed + (size_t)t0 * H : NULL,
+                                 .final_norm = trace->final_norm ? trace->final_norm + (size_t)t0 * H : NULL,
+                                 .logits = trace->logits ? trace->logits + (size_t)t0 * V : NULL,
+                                 .layer = trace->layer ? layer_ptrs : NULL};
+            for (int i = 0; trace->layer && i < L; i++)
+                layer_ptrs[i] = trace->layer[i] ? trace->layer[i] + (size_t)t0 * H : NULL;
+            tr = &piece;
+        }
+        if (!model_forward(m, s, ids + t0, k, tr, &err)) die("%s", err.msg);
+        if (show) fprintf(stderr, "\rprefill: %d / %d tokens", t0 + k, n);
+    }
+    if (show) fputc('\n', stderr);
+}
+
+/* The ids that end a generated text: <|im_end|>, <|endoftext|> and the config's eos. */
+typedef struct {
+    int ids[CONFIG_MAX_EOS + 2];
+    int n;
+} StopIds;
+
+static StopIds stop_ids(const Model *m, const Tokenizer *tok) {
+    StopIds s = {.n = 0};
+    const char *names[] = {"<|im_end|>", "<|endoftext|>"};
+    for (size_t i = 0; tok && i < ARRAY_LEN(names); i++) {
+        int id = tok_token_id(tok, names[i]);
+        if (id >= 0) s.ids[s.n++] = id;
+    }
+    const Config *c = &m->ck.config;
+    for (int i = 0; i < c->n_eos; i++) {
+        bool seen = false;
+        for (int j = 0; j < s.n; j++) seen |= s.ids[j] == c->eos_token_ids[i];
+        if (!seen) s.ids[s.n++] = c->eos_token_ids[i];
+    }
+    return s;
+}
+
+static bool is_stop(const StopIds *s, int id) {
+    for (int i = 0; i < s->n; i++)
+        if (s->ids[i] == id) return true;
+    return false;
+}
+
+/* What happened during one generation, for the summary line. */
+typedef struct {
+    int generated;
+    double decode_s; /* time of the token-by-token part */
+    bool stopped;    /* ended on a stop token */
+} GenStats;
+
+/* Generates up to n tokens after what s has read: sample from s->logits, print, and
+ * read the token back in (so the state always holds every token shown, the last one
+ * included). Appends them to seen. */
+static GenStats generate(const Model *m, RunState *s, Sampler *smp, const StopIds *stop, TextStream *out,
+                         int n, TokenIds *seen) {
+    GenStats g = {0};
+    double t0 = now_seconds();
+    Error err;
+    for (int i = 0; i < n; i++) {
+        int id = sample_next(smp, s->logits);
+        tok_ids_push(seen, id);
+        g.generated++;
+        bool end = is_stop(stop, id);
+        if (!end) text_stream_token(out, id);
+        if (s->max_pos > 0 && s->pos + 1 > s->max_pos) break; /* the context is full */
+        if (!model_forward(m, s, &id, 1, NULL, &err)) die("%s", err.msg);
+        if (end) {
+            g.stopped = true;
+            break;
+        }
+    }
+    text_stream_end(out);
+    g.decode_s = now_seconds() - t0;
+    return g;
+}
+
+/* Largest |a − b| over n values. */
+static double max_diff(const float *a, const float *b, size_t n) {
+    double d = 0;
+    for (size_t i = 0; i < n; i++) d = fmax(d, fabs((double)a[i] - b[i]));
+    return d;
+}
+
+/* ---- the walkthrough ------------------------------------------------------------------------- */
+
+static void print_anatomy(const Model *m) {
+    const Config *c = &m->ck.config;
+    char pattern[CONFIG_MAX_LAYERS + 1];
+    cfg_layer_pattern(c, pattern);
+    int n_lin = cfg_count_layers(c, LAYER_LINEAR_ATTENTION),
+        n_full = cfg_count_layers(c, LAYER_FULL_ATTENTION);
+    printf("零件齐了，拼成完整的 Qwen3.5：%d 层，排列 %s（L = Gated DeltaNet %d 层，F = 全注意力 %d 层）\n",
+           c->num_hidden_layers, pattern, n_lin, n_full);
+    printf("  每一层：h = x + 混合层(RMSNorm(x))，out = h + MLP(RMSNorm(h))；%d 层之后再过一次 RMSNorm，"
+           "和词嵌入表的每一行做点积，得到 %d 个 logits\n",
+           c->num_hidden_layers, c->vocab_size);
+
+    const Layer *lin = NULL, *full = NULL;
+    int64_t norms = m->norm->numel;
+    for (int i = 0; i < c->num_hidden_layers; i++) {
+        const Layer *l = &m->layers[i];
+        if (l->type == LAYER_LINEAR_ATTENTION && !lin) lin = l;
+        if (l->type == LAYER_FULL_ATTENTION && !full) full = l;
+        norms += l->input_layernorm->numel + l->post_attention_layernorm->numel;
+    }
+    int64_t total = model_param_count(m);
+    printf("参数 %.1fM：词嵌入 %.1fM%s", (double)total / 1e6, (double)m->embed_tokens->numel / 1e6,
+           m->tied ? "（输出层和它共用）" : "");
+    if (!m->tied) printf(" + 输出层 %.1fM", (double)m->lm_head->numel / 1e6);
+    if (lin) printf(" + %d × 线性注意力 %.2fM", n_lin, (double)dn_param_count(&lin->linear_attn) / 1e6);
+    if (full) printf(" + %d × 全注意力 %.2fM", n_full, (double)attn_param_count(&full->self_attn) / 1e6);
+    printf(" + %d × MLP %.2fM + 各处 norm %.2fM\n", c->num_hidden_layers,
+           (double)mlp_param_count(&m->layers[0].mlp) / 1e6, (double)norms / 1e6);
+    printf("权重 %.2f GB（按文件里存的 bf16 直接用 mmap 映射，不转成 fp32；全转 fp32 要 %.2f GB）\n",
+           (double)model_weight_bytes(m) / 1e9, (double)total * 4 / 1e9);
+}
+
+/* Logits of every position of ids [T] in one pass, into [T, V]. */
+static float *one_pass_logits(const Model *m, RunState *s, const int *ids, int T) {
+    int V = m->ck.config.vocab_size;
+    float *logits = xmalloc((size_t)T * V * sizeof(float));
+    ModelTrace tr = {.logits = logits};
+    run_reset(s, m);
+    read_tokens(m, s, ids, T, &tr);
+    return logits;
+}
+
+/* The same logits with the text read in pieces (lens, summing to T), the state
+ * carried from each piece to the next. */
+static float *pieces_logits(const Model *m, RunState *s, const int *ids, const int *lens, int n_pieces) {
+    int V = m->ck.config.vocab_size, T = 0;
+    for (int p = 0; p < n_pieces; p++) T += lens[p];
+    float *logits = xmalloc((size_t)T * V * sizeof(float));
+    run_reset(s, m);
+    for (int p = 0, t = 0; p < n_pieces; t += lens[p++]) {
+        ModelTrace tr = {.logits = logits + (size_t)t * V};
+        read_tokens(m, s, ids + t, lens[p], &tr);
+    }
+    return logits;
+}
+
+static void print_equivalence(const Model *m, RunState *s, const TokenIds *ids) {
+    int T = ids->n, V = m->ck.config.vocab_size;
+    double t0 = now_seconds();
+    float *whole = one_pass_logits(m, s, ids->ids, T);
+    double ms = (now_seconds() - t0) * 1e3;
+    int next = argmax(whole + (size_t)(T - 1) * V, V);
+    printf("一次 prefill %d 个 token：%.0f ms，读完之后下一个 token 最可能是 id %d（logit %.2f）\n", T, ms,
+           next, whole[(size_t)(T - 1) * V + next]);
+
+    /* the first half in one pass, then one token at a time */
+    int first = (T + 1) / 2, *lens = xmalloc(sizeof(int) * (size_t)T), n = 0;
+    lens[n++] = first;
+    for (int t = first; t < T; t++) lens[n++] = 1;
+    float *split = pieces_logits(m, s, ids->ids, lens, n);
+    printf("前 %d 个 prefill + 后 %d 个逐个 decode：与一次 prefill 的 logits 最大差 %g\n", first, T - first,
+           max_diff(split, whole, (size_t)T * V));
+    free(split);
+
+    /* three pieces, the state handed from each to the next */
+    if (T >= 3) {
+        int three[3] = {T / 3, T / 3, T - 2 * (T / 3)};
+        float *thirds = pieces_logits(m, s, ids->ids, three, 3);
+        printf(
+            "分三段 prefill（%d + %d + %d 个 token，记忆表和 KV cache 在段与段之间交接）：与一次 prefill 的 "
+            "logits 最大差 %g\n",
+            three[0], three[1], three[2], max_diff(thirds, whole, (size_t)T * V));
+        free(thirds);
+    }
+    free(lens);
+    free(whole);
+}
+
+/* What generating must keep, from the config alone: a full-attention layer's K and V
+ * per token, a DeltaNet layer's tables and conv history once. */
+static void print_ledger(const Model *m) {
+    const Config *c = &m->ck.config;
+    int n_lin = cfg_count_layers(c, LAYER_LINEAR_ATTENTION),
+        n_full = cfg_count_layers(c, LAYER_FULL_ATTENTION);
+    int L = c->num_hidden_layers;
+    double kv_token = 2.0 * c->num_key_value_heads * c->head_dim * sizeof(float); /* one layer, one token */
+    DeltaNetDims d;
+    dn_dims(&d, c);
+    double tables = (double)d.n_v * d.dk * d.dv * sizeof(float);
+    double conv = (double)(d.kernel - 1) * d.conv_dim * sizeof(float);
+    printf("生成时要记住的状态（fp32）：全注意力每层每个 token 加 %g KB；DeltaNet 每层固定 %.2f MB"
+           "（%d 个头的记忆表 %.2f MB + 卷积缓存 %.0f KB），和长度无关\n",
+           kv_token / 1024, mib(tables + conv), d.n_v, mib(tables), conv / 1024);
+    const int lengths[] = {100, 1000, 3000};
+    for (size_t i = 0; i < ARRAY_LEN(lengths); i++) {
+        double n = lengths[i], kv = n_full * kv_token * n, fixed = n_lin * (tables + conv);
+        printf("  %4d 个 token：%d 层全注意力的 KV cache %.1f MB，%d 层 DeltaNet %.1f MB，合计 %.1f MB；"
+               "要是 %d 层全是全注意力：%.1f MB\n",
+               lengths[i], n_full, mib(kv), n_lin, mib(fixed), mib(kv + fixed), L, mib(L * kv_token * n));
+    }
+    if (n_lin > 0) {
+        double cross = (tables + conv) / kv_token; /* n_full·a·n + n_lin·f = L·a·n  ⇔  n = f / a */
+        printf(
+            "  交叉点：%.0f 个 token 时一层全注意力的 KV cache 和一层 DeltaNet 的状态一样大；过了这个长度，"
+            "全是全注意力的模型就比这个混合结构存得多，而且越来越多\n",
+            cross);
+    }
+}
+
+static void walkthrough(const Model *m, RunState *s, const Tokenizer *tok, const Options *o) {
+    print_anatomy(m);
+    TokenIds ids;
+    char label[256], idbuf[256];
+    Error err;
+    if (!sentence_ids(&m->ck, NULL, &ids, label, sizeof label, &err)) die("%s", err.msg);
+    printf("输入：%s %s\n", label, ids_str(ids.ids, ids.n, idbuf, sizeof idbuf));
+    fflush(stdout);
+    touch_weights(m);
+    print_equivalence(m, s, &ids);
+    print_ledger(m);
+
+    /* a greedy continuation, streamed */
+    run_reset(s, m);
+    read_tokens(m, s, ids.ids, ids.n, NULL);
+    Sampler greedy;
+    sampler_init(&greedy, m->ck.config.vocab_size, 0, 0, 1, 0);
+    StopIds stop = stop_ids(m, tok);
+    int n = o->n_new >= 0 ? (int)o->n_new : WALK_NEW_TOKENS;
+    printf("贪心续写 %d 个 token：%s", n, tok ? BOOK_SENTENCE : "");
+    fflush(stdout);
+    TextStream out = {.tok = tok, .to = stdout};
+    TokenIds seen = {0};
+    generate(m, s, &greedy, &stop, &out, n, &seen);
+    printf("\n");
+    sampler_free(&greedy);
+    tok_ids_free(&seen);
+    tok_ids_free(&ids);
+}
+
+/* ---- the sampling settings ---------------------------------------------------------------- */
+
+/* temperature / top_k / top_p from the flags, else from generation_config.json
+ * (when it asks for sampling), else greedy. */
+static void sampling_settings(const Options *o, const Model *m, double *temp, long *top_k, double *top_p) {
+    *temp = 0, *top_k = 0, *top_p = 1;
+    char *path = path_join(m->ck.dir, "generation_config.json");
+    char *json = is_file(path) ? read_file(path, NULL, NULL) : NULL;
+    cJSON *g = json ? cJSON_Parse(json) : NULL;
+    if (g && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "do_sample"))) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(g, "temperature"),
+                    *k = cJSON_GetObjectItemCaseSensitive(g, "top_k"),
+                    *p = cJSON_GetObjectItemCaseSensitive(g, "top_p");
+        if (cJSON_IsNumber(t) && t->valuedouble >= 0 && isfinite(t->valuedouble)) *temp = t->valuedouble;
+        if (cJSON_IsNumber(k) && k->valuedouble >= 0 && k->valuedouble < 1e9) *top_k = (long)k->valuedouble;
+        if (cJSON_IsNumber(p) && p->valuedouble > 0 && p->valuedouble <= 1) *top_p = p->valuedouble;
+    }
+    cJSON_Delete(g);
+    free(json);
+    free(path);
+    if (!isnan(o->temp)) *temp = o->temp;
+    if (o->top_k >= 0) *top_k = o->top_k;
+    if (!isnan(o->top_p)) *top_p = o->top_p;
+}
+
+/* ---- the generation state as a file -------------------------------------------------------- */
+
+/* The sizes a state belongs to; a state file must carry exactly these. */
+static void model_dims(const Config *c, float dims[12]) {
+    const int v[12] = {c->vocab_size,
+                       c->hidden_size,
+                       c->num_hidden_layers,
+                       c->num_key_value_heads,
+                       c->head_dim,
+                       c->linear_num_key_heads,
+                       c->linear_num_value_heads,
+                       c->linear_key_head_dim,
+                       c->linear_value_head_dim,
+                       c->linear_conv_kernel_dim,
+                       c->intermediate_size,
+                       c->num_attention_heads};
+    for (int i = 0; i < 12; i++) dims[i] = (float)v[i];
+}
+
+/* Every layer's state, the tokens read, the next-token logits and the sampler's
+ * generator, as float32 safetensors (ids and the sizes are whole numbers below 2^24,
+ * which float32 holds exactly; the generator's 64 bits go as four 16-bit parts). */
+static void save_state(const char *path, const Model *m, const RunState *s, const TokenIds *seen,
+                       const Sampler *smp) {
+    const Config *c = &m->ck.config;
+    StWriter w;
+    stw_init(&w);
+    float dims[12], rng[4], *tokens = xmalloc(sizeof(float) * (size_t)(seen->n ? seen->n : 1));
+    model_dims(c, dims);
+    for (int i = 0; i < 4; i++) rng[i] = (float)((smp->rng >> (16 * i)) & 0xFFFF);
+    for (int i = 0; i < seen->n; i++) tokens[i] = (float)seen->ids[i];
+    stw_add(&w, "model.dims", DTYPE_F32, 1, (int64_t[]){12}, dims);
+    stw_add(&w, "tokens", DTYPE_F32, 1, (int64_t[]){seen->n}, tokens);
+    stw_add(&w, "logits", DTYPE_F32, 1, (int64_t[]){c->vocab_size}, s->logits);
+    stw_add(&w, "sampler.rng", DTYPE_F32, 1, (int64_t[]){4}, rng);
+    char(*names)[64] = xmalloc(sizeof *names * 2 * (size_t)c->num_hidden_layers);
+    for (int i = 0; i < c->num_hidden_layers; i++) {
+        const LayerState *l = &s->layers[i];
+        if (m->layers[i].type == LAYER_FULL_ATTENTION) {
+            int64_t shape[3] = {l->kv.len, l->kv.n_kv_heads, l->kv.head_dim};
+            snprintf(names[2 * i], 64, "layers.%d.kv.k", i);
+            snprintf(names[2 * i + 1], 64, "layers.%d.kv.v", i);
+            stw_add(&w, names[2 * i], DTYPE_F32, 3, shape, l->kv.k);
+            stw_add(&w, names[2 * i + 1], DTYPE_F32, 3, shape, l->kv.v);
+        } else {
+            const DeltaNetDims *d = &m->layers[i].linear_attn.d;
+            snprintf(names[2 * i], 64, "layers.%d.conv", i);
+            snprintf(names[2 * i + 1], 64, "layers.%d.tables", i);
+            stw_add(&w, names[2 * i], DTYPE_F32, 2, (int64_t[]){d->kernel - 1, d->conv_dim}, l->dn.conv);
+            stw_add(&w, names[2 * i + 1], DTYPE_F32, 3, (int64_t[]){d->n_v, d->dk, d->dv}, l->dn.S);
+        }
+    }
+    Error err;
+    if (!stw_write(&w, path, NULL, &err)) die("%s", err.msg);
+    fprintf(stderr, "%s: wrote the state after %d tokens (%.1f MB) to %s\n", program_name(), seen->n,
+            mib((double)run_state_bytes(s, m)), path);
+    stw_free(&w);
+    free(names);
+    free(tokens);
+}
+
+/* The float32 tensor `name` of st with exactly this shape, or death naming the file. */
+static const float *state_tensor(const SafeTensors *st, const char *name, int ndim, const int64_t *shape) {
+    const Tensor *t = st_find(st, name);
+    if (!t) die("%s: not a state of this model: no tensor %s", st->path, name);
+    bool ok = t->dtype == DTYPE_F32 && t->ndim == ndim;
+    for (int i = 0; ok && i < ndim; i++) ok = t->shape[i] == shape[i];
+    if (!ok) {
+        char got[96];
+        die("%s: %s is %s %s, which is not the state of this model", st->path, name, dtype_name(t->dtype),
+            shape_str(t, got, sizeof got));
+    }
+    return t->data;
+}
+
+static void load_state(const char *path, const Model *m, RunState *s, TokenIds *seen, Sampler *smp) {
+    const Config *c = &m->ck.config;
+    SafeTensors st;
+    Error err;
+    if (!st_open(&st, path, &err)) die("%s", err.msg);
+    float dims[12];
+    model_dims(c, dims);
+    const float *got = state_tensor(&st, "model.dims", 1, (int64_t[]){12});
+    if (memcmp(got, dims, sizeof dims) != 0)
+        die("%s: the state of another model (its sizes differ from %s)", path, m->ck.dir);
+    const Tensor *tt = st_find(&st, "tokens");
+    if (!tt || tt->ndim != 1) die("%s: no token list", path);
+    int64_t n = tt->shape[0];
+    if (s->max_pos > 0 && n > s->max_pos)
+        die("%s: %lld tokens, more than the context allows", path, (long long)n);
+    const float *tokens = state_tensor(&st, "tokens", 1, (int64_t[]){n});
+    run_reset(s, m);
+    for (int64_t i = 0; i < n; i++) {
+        float v = tokens[i];
+        if (!(v >= 0 && v < c->vocab_size && v == floorf(v)))
+            die("%s: tokens[%lld] is not a token id", path, (long long)i);
+        tok_ids_push(seen, (int)v);
+    }
+    memcpy(s->logits, state_tensor(&st, "logits", 1, (int64_t[]){c->vocab_size}),
+           sizeof(float) * (size_t)c->vocab_size);
+    const float *rng = state_tensor(&st, "sampler.rng", 1, (int64_t[]){4});
+    smp->rng = 0;
+    for (int i = 0; i < 4; i++) {
+        if (!(rng[i] >= 0 && rng[i] < 65536 && rng[i] == floorf(rng[i])))
+            die("%s: sampler.rng is damaged", path);
+        smp->rng |= (uint64_t)rng[i] << (16 * i);
+    }
+    if (smp->rng == 0) die("%s: sampler.rng is damaged", path);
+    for (int i = 0; i < c->num_hidden_layers; i++) {
+        LayerState *l = &s->layers[i];
+        char name[64];
+        if (m->layers[i].type == LAYER_FULL_ATTENTION) {
+            int64_t shape[3] = {n, l->kv.n_kv_heads, l->kv.head_dim};
+            size_t bytes = (size_t)n * (size_t)kv_bytes_per_token(&l->kv) / 2;
+            snprintf(name, sizeof name, "layers.%d.kv.k", i);
+            const float *k = state_tensor(&st, name, 3, shape);
+            snprintf(name, sizeof name, "layers.%d.kv.v", i);
+            const float *v = state_tensor(&st, name, 3, shape);
+            l->kv.k = xrealloc(l->kv.k, bytes ? bytes : 1), l->kv.v = xrealloc(l->kv.v, bytes ? bytes : 1);
+            memcpy(l->kv.k, k, bytes), memcpy(l->kv.v, v, bytes);
+            l->kv.len = l->kv.cap = (int)n;
+        } else {
+            const DeltaNetDims *d = &m->layers[i].linear_attn.d;
+            snprintf(name, sizeof name, "layers.%d.conv", i);
+            memcpy(l->dn.conv, state_tensor(&st, name, 2, (int64_t[]){d->kernel - 1, d->conv_dim}),
+                   sizeof(float) * (size_t)(d->kernel - 1) * d->conv_dim);
+            snprintf(name, sizeof name, "layers.%d.tables", i);
+            memcpy(l->dn.S, state_tensor(&st, name, 3, (int64_t[]){d->n_v, d->dk, d->dv}),
+                   sizeof(float) * (size_t)d->n_v * d->dk * d->dv);
+            l->dn.n_tokens = n;
+        }
+    }
+    s->pos = n;
+    st_close(&st);
+}
+
+/* ---- generating from a prompt --------------------------------------------------------------- */
+
+/* The prompt's ids: --ids, or --prompt through the tokenizer (in the chat template with --chat). */
+static TokenIds prompt_ids(const Options *o, const Model *m, const Tokenizer *tok) {
+    TokenIds ids = {0};
+    Error err;
+    if (o->common.ids) {
+        if (!ids_parse(o->common.ids, m->ck.config.vocab_size, &ids, &err)) die("%s", err.msg);
+        return ids;
+    }
+    if (!o->prompt) return ids;
+    if (!tok) die("%s has no tokenizer.json: give the prompt as --ids 1,2,3", m->ck.dir);
+    char *text = (char *)o->prompt;
+    if (o->chat) {
+        ChatMessage msg = {"user", o->prompt};
+        text = tok_chat_render(&msg, 1, true, o->think);
+    }
+    if (!tok_encode(tok, text, strlen(text), &ids, &err)) die("%s", err.msg);
+    if (text != o->prompt) free(text);
+    if (ids.n == 0) die("--prompt: the prompt has no tokens");
+    return ids;
+}
+
+static double peak_rss_mb(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_maxrss / 1024; /* KiB on Linux */
+}
+
+static void write_dump(const char *path, const Model *m, const TokenIds *ids, const ModelTrace *tr) {
+    const Config *c = &m->ck.config;
+    int T = ids->n, H = c->hidden_size;
+    DumpSet d;
+    dump_init(&d);
+    float *idf = dump_buffer(&d, "ids", 1, (int64_t[]){T});
+    for (int t = 0; t < T; t++) idf[t] = (float)ids->ids[t];
+    dump_add(&d, "embed", 2, (int64_t[]){T, H}, tr->embed);
+    char(*names)[32] = xmalloc(sizeof *names * (size_t)c->num_hidden_layers);
+    for (int i = 0; i < c->num_hidden_layers; i++) {
+        snprintf(names[i], sizeof names[i], "layer.%d", i);
+        dump_add(&d, names[i], 2, (int64_t[]){T, H}, tr->layer[i]);
+    }
+    dump_add(&d, "final_norm", 2, (int64_t[]){T, H}, tr->final_norm);
+    dump_add(&d, "logits", 2, (int64_t[]){T, c->vocab_size}, tr->logits);
+    dump_write(&d, path);
+    dump_free(&d);
+    free(names);
+}
+
+static void run_prompt(const Options *o, const Model *m, RunState *s, const Tokenizer *tok, Sampler *smp) {
+    const Config *c = &m->ck.config;
+    int H = c->hidden_size, V = c->vocab_size, L = c->num_hidden_layers;
+    TokenIds seen = {0};
+    if (o->load_state) load_state(o->load_state, m, s, &seen, smp);
+    TokenIds ids = prompt_ids(o, m, tok);
+    if (!o->load_state && ids.n == 0) die("no prompt: give --prompt TEXT or --ids 1,2,3");
+    if (s->max_pos > 0 && s->pos + ids.n > s->max_pos)
+        die("the prompt has %d tokens, but the context holds %lld (max_position_embeddings in "
+            "%s/config.json)%s",
+            ids.n, (long long)s->max_pos, m->ck.dir, s->pos ? ", the loaded state included" : "");
+
+    ModelTrace tr = {0};
+    if (o->common.dump) {
+        double bytes = (double)ids.n * ((L + 2.0) * H + V) * sizeof(float);
+        if (bytes > 4e9)
+            die("--dump: %d tokens would take %.1f GB of tensors; dump a shorter prompt", ids.n, bytes / 1e9);
+        tr.embed = xmalloc(sizeof(float) * (size_t)ids.n * H);
+        tr.final_norm = xmalloc(sizeof(float) * (size_t)ids.n * H);
+        tr.logits = xmalloc(sizeof(float) * (size_t)ids.n * V);
+        tr.layer = xcalloc((size_t)L, sizeof *tr.layer);
+        for (int i = 0; i < L; i++) tr.layer[i] = xmalloc(sizeof(float) * (size_t)ids.n * H);
+    }
+
+    TextStream out = {.tok = tok, .to = stdout};
+    if (o->prompt && !o->chat && !o->load_state) { /* a completion: the prompt, then what follows */
+        fputs(o->prompt, stdout);
+        fflush(stdout);
+    }
+    touch_weights(m);
+    double t0 = now_seconds();
+    read_tokens(m, s, ids.ids, ids.n, o->common.dump ? &tr : NULL);
+    double prefill_s = now_seconds() - t0;
+    for (int i = 0; i < ids.n; i++) tok_ids_push(&seen, ids.ids[i]);
+
+    StopIds stop = stop_ids(m, tok);
+    int n_new = o->n_new >= 0 ? (int)o->n_new : DEFAULT_NEW;
+    double t1 = now_seconds();
+    GenStats g = generate(m, s, smp, &stop, &out, n_new, &seen);
+    if (g.generated > 0 || o->prompt) printf("\n");
+    fflush(stdout);
+    double first_token_s = (t1 - t0) + (g.generated ? g.decode_s / g.generated : 0);
+    fprintf(stderr,
+            "%s: prompt %d tokens, generated %d; prefill %.1f tok/s, decode %.2f tok/s, first token after "
+            "%.2f s; "
+            "weights %.2f GB, state %.1f MB, peak memory %.0f MB%s\n",
+            program_name(), ids.n, g.generated, prefill_s > 0 ? ids.n / prefill_s : 0,
+            g.decode_s > 0 ? g.generated / g.decode_s : 0, first_token_s, (double)model_weight_bytes(m) / 1e9,
+            mib((double)run_state_bytes(s, m)), peak_rss_mb(), s->reference ? " (reference path)" : "");
+
+    if (o->common.dump) {
+        write_dump(o->common.dump, m, &ids, &tr);
+        for (int i = 0; i < L; i++) free(tr.layer[i]);
+        free(tr.layer), free(tr.embed), free(tr.final_norm), free(tr.logits);
+    }
+    if (o->save_state) save_state(o->save_state, m, s, &seen, smp);
+    tok_ids_free(&ids);
+    tok_ids_free(&seen);
+}
+
+/* ---- a chat in the terminal ---------------------------------------------------------------- */
+
+static void interactive(const Options *o, const Model *m, RunState *s, const Tokenizer *tok, Sampler *smp) {
+    if (!tok) die("%s has no tokenizer.json, which a chat needs", m->ck.dir);
+    TokenIds seen = {0};
+    if (o->load_state) load_state(o->load_state, m, s, &seen, smp);
+    StopIds stop = stop_ids(m, tok);
+    int im_end = tok_token_id(tok, "<|im_end|>");
+    bool closed = seen.n == 0 || (im_end >= 0 && seen.ids[seen.n - 1] == im_end);
+    touch_weights(m);
+    fprintf(stderr, "和模型对话：每轮只读这一轮的新 token，之前的都在 KV cache 和记忆表里。Ctrl-D 结束。\n");
+    char *line = NULL;
+    size_t cap = 0;
+    Error err;
+    for (int turn = 1;; turn++) {
+        fprintf(stderr, "\n你> ");
+        ssize_t len = getline(&line, &cap, stdin);
+        if (len < 0) break;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+        if (len == 0) {
+            turn--;
+            continue;
+        }
+        /* The turn as the chat template writes it, after what is already read: the end of
+         * the last answer if the model did not close it, then the user's message and the
+         * opening of the assistant's answer. */
+        ChatMessage msg = {"user", line};
+        char *turn_text = tok_chat_render(&msg, 1, true, o->think);
+        size_t n = strlen(turn_text) + 32;
+        char *text = xmalloc(n);
+        snprintf(text, n, "%s%s%s", seen.n == 0 ? "" : closed ? "\n" : "<|im_end|>\n", turn_text, "");
+        free(turn_text);
+        TokenIds ids = {0};
+        if (!tok_encode(tok, text, strlen(text), &ids, &err)) die("%s", err.msg);
+        free(text);
+        if (s->max_pos > 0 && s->pos + ids.n >= s->max_pos) {
+            fprintf(stderr, "（上下文满了：%lld 个 token）\n", (long long)s->max_pos);
+            tok_ids_free(&ids);
+            break;
+        }
+        int64_t kv_before = run_state_bytes(s, m);
+        double t0 = now_seconds();
+        read_tokens(m, s, ids.ids, ids.n, NULL);
+        double prefill_s = now_seconds() - t0;
+        for (int i = 0; i < ids.n; i++) tok_ids_push(&seen, ids.ids[i]);
+        TextStream out = {.tok = tok, .to = stdout};
+        GenStats g = generate(m, s, smp, &stop, &out, o->n_new >= 0 ? (int)o->n_new : DEFAULT_NEW, &seen);
+        printf("\n");
+        fflush(stdout);
+        closed = g.stopped;
+        /* How the state grew this turn: only the attention layers' caches grow. */
+        int64_t after = run_state_bytes(s, m), kv_total = 0;
+        for (int i = 0; i < s->n_layers; i++)
+            if (m->layers[i].type == LAYER_FULL_ATTENTION)
+                kv_total += (int64_t)s->layers[i].kv.len * (int64_t)kv_bytes_per_token(&s->layers[i].kv);
+        fprintf(stderr,
+                "[第 %d 轮：读入 %d 个新 token（%.1f tok/s），生成 %d 个（%.2f tok/s）；至今 %lld 个 token。"
+                "KV cache %.2f MB（这一轮 +%.2f MB），DeltaNet 状态 %.2f MB（不变）]\n",
+                turn, ids.n, prefill_s > 0 ? ids.n / prefill_s : 0, g.generated,
+                g.decode_s > 0 ? g.generated / g.decode_s : 0, (long long)s->pos, mib((double)kv_total),
+                mib((double)(after - kv_before)), mib((double)(after - kv_total)));
+        tok_ids_free(&ids);
+    }
+    fprintf(stderr, "\n");
+    free(line);
+    if (o->save_state) save_state(o->save_state, m, s, &seen, smp);
+    tok_ids_free(&seen);
+}
+
+/* ---- main ------------------------------------------------------------------------------------ */
+
+int main(int argc, char **argv) {
+    set_program_name(argv[0]);
+    Options o = parse_args(argc, argv);
+    Model m;
+    demo_open_model(&m, o.common.model);
+    const Config *c = &m.ck.config;
+
+    Tokenizer tok_storage, *tok = NULL;
+    char *tok_path = path_join(m.ck.dir, "tokenizer.json");
+    if (is_file(tok_path)) {
+        Error err;
+        if (!tok_load(&tok_storage, tok_path, &err)) die("%s", err.msg);
+        tok = &tok_storage;
+    }
+    free(tok_path);
+
+    RunState s;
+    run_init(&s, &m, CHUNK);
+    s.reference = o.reference;
+    double temp, top_p;
+    long top_k;
+    sampling_settings(&o, &m, &temp, &top_k, &top_p);
+    Sampler smp;
+    sampler_init(&smp, c->vocab_size, (float)temp, (int)top_k, (float)top_p, o.seed);
+
+    if (o.interactive)
+        interactive(&o, &m, &s, tok, &smp);
+    else if (o.prompt || o.common.ids || o.load_state)
+        run_prompt(&o, &m, &s, tok, &smp);
+    else
+        walkthrough(&m, &s, tok, &o);
+
+    if (ferror(stdout) || fflush(stdout) != 0) die("cannot write to stdout");
+    sampler_free(&smp);
+    run_free(&s);
+    if (tok) tok_free(tok);
+    model_close(&m);
+    return 0;
+}

@@ -1,0 +1,378 @@
+/* test_model — the whole model (common/qwen/model.h) and the sampler (sample.h).
+ *
+ *   - the tiny checkpoint's residual stream after every layer, the final norm and
+ *     the logits against the PyTorch reference (reference/golden/tiny_forward.safetensors,
+ *     float64), the largest difference per layer printed;
+ *   - the promise of the chapter: reading a text in one pass, in pieces of any size
+ *     (prefill then token by token, three segments, passes of 1 or 3 tokens), or on 1
+ *     or 2 threads gives the same logits to the last bit; a reset state is a new text;
+ *   - the readable path (one token at a time, the reference loops) agrees with the
+ *     fast one, and with the reference;
+ *   - refusals: ids outside the vocabulary, a text longer than the context;
+ *   - the sampler: greedy, top-k 1, top-k and top-p on a distribution worked out by
+ *     hand, the temperature, a fixed seed repeating itself.
+ */
+#include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qwen/model.h"
+#include "qwen/sample.h"
+#include "tests/compare.h"
+#include "tests/golden_fixture.h"
+#include "workbook/util.h"
+
+static GoldenFixture fx;
+static void open_all(void) { golden_fixture_open(&fx); }
+static void close_all(void) { golden_fixture_close(&fx); }
+
+/* The golden token ids as ints ([T]). */
+static int *golden_ids(int *T) {
+    *T = fx.T;
+    const float *f = golden_f32(&fx.golden, "ids", fx.T);
+    int *ids = xmalloc(sizeof(int) * (size_t)fx.T);
+    for (int t = 0; t < fx.T; t++) ids[t] = (int)f[t];
+    return ids;
+}
+
+/* All positions' logits [T, V] of ids read in pieces of the given lengths, with
+ * passes of at most chunk tokens. */
+static float *logits_in_pieces(const int *ids, const int *lens, int n_pieces, int chunk) {
+    const Model *m = &fx.model;
+    int V = m->ck.config.vocab_size, T = 0;
+    for (int p = 0; p < n_pieces; p++) T += lens[p];
+    float *logits = xmalloc(sizeof(float) * (size_t)T * V);
+    RunState s;
+    run_init(&s, m, chunk);
+    Error err;
+    for (int p = 0, t = 0; p < n_pieces; t += lens[p++]) {
+        ModelTrace tr = {.logits = logits + (size_t)t * V};
+        ck_assert_msg(model_forward(m, &s, ids + t, lens[p], &tr, &err), "%s", err.msg);
+        /* after each piece, s.logits is the last row of that piece */
+        ck_assert(memcmp(s.logits, logits + (size_t)(t + lens[p] - 1) * V, sizeof(float) * V) == 0);
+    }
+    ck_assert_int_eq(s.pos, T);
+    run_free(&s);
+    return logits;
+}
+
+/* ---- against the PyTorch reference ---------------------------------------------------- */
+
+/* Tolerances. The reference runs the same stored weights in float64; the C model in
+ * float32. Each layer adds a few float32 roundings per element on values of size ~1
+ * (the residual stream grows to RMS ~1-3 over the 4 layers), so the differences
+ * grow from ~1e-7 after the embedding (exact: BF16 to float32 loses nothing) to a
+ * few 1e-6 after layer 3; 2e-5 + 1e-4 relative leaves room and is still 1000 times
+ * below what a real mistake does (a missing 1 + in a norm, a wrong head, a skipped
+ * residual: 1e-2 and more). The logits are 64-term dot products of those: 1e-4. */
+START_TEST(layers_match_reference) {
+    const Model *m = &fx.model;
+    const Config *c = &m->ck.config;
+    int T, H = c->hidden_size, V = c->vocab_size, L = c->num_hidden_layers;
+    int *ids = golden_ids(&T);
+    float *embed = xmalloc(sizeof(float) * (size_t)T * H), *final = xmalloc(sizeof(float) * (size_t)T * H);
+    float *logits = xmalloc(sizeof(float) * (size_t)T * V), **layer = xcalloc((size_t)L, sizeof *layer);
+    for (int i = 0; i < L; i++) layer[i] = xmalloc(sizeof(float) * (size_t)T * H);
+    ModelTrace tr = {.embed = embed, .layer = layer, .final_norm = final, .logits = logits};
+    RunState s;
+    run_init(&s, m, 128);
+    Error err;
+    ck_assert_msg(model_forward(m, &s, ids, T, &tr, &err), "%s", err.msg);
+
+    bool ok = golden_check(&fx.golden, "embed", embed, (int64_t)T * H, 0, 0);
+    for (int i = 0; i < L; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "layer.%d", i);
+        ok &= golden_check(&fx.golden, name, layer[i], (int64_t)T * H, 2e-5, 1e-4);
+    }
+    ok &= golden_check(&fx.golden, "final_norm", final, (int64_t)T * H, 2e-5, 1e-4);
+    ok &= golden_check(&fx.golden, "logits", logits, (int64_t)T * V, 1e-4, 1e-4);
+    ck_assert_msg(ok, "the model differs from the PyTorch reference (see the lines above)");
+    /* the last row is what generation reads */
+    ck_assert(memcmp(s.logits, logits + (size_t)(T - 1) * V, sizeof(float) * V) == 0);
+    ck_assert_int_eq(s.pos, T);
+
+    for (int i = 0; i < L; i++) free(layer[i]);
+    free(layer), free(embed), free(final), free(logits), free(ids);
+    run_free(&s);
+}
+END_TEST
+
+/* ---- one pass = pieces = token by token --------------------------------------------------- */
+
+START_TEST(pieces_equal_one_pass) {
+    int T, V = fx.model.ck.config.vocab_size;
+    int *ids = golden_ids(&T);
+    ck_assert_int_ge(T, 6);
+    int whole[1] = {T};
+    float *one = logits_in_pieces(ids, whole, 1, 128);
+    int *ones = xmalloc(sizeof(int) * (size_t)T);
+    for (int t = 0; t < T; t++) ones[t] = 1;
+    const int half = (T + 1) / 2;
+    int prefill_decode[16] = {half}, n_pd = 1;
+    for (int t = half; t < T; t++) prefill_decode[n_pd++] = 1;
+    int three[3] = {T / 3, T / 3, T - 2 * (T / 3)};
+    struct {
+        const char *what;
+        const int *lens;
+        int n, chunk;
+    } runs[] = {{"prefill half + decode the rest", prefill_decode, n_pd, 128},
+                {"three segments", three, 3, 128},
+                {"token by token", ones, T, 128},
+                {"one call in passes of 1 token", whole, 1, 1},
+                {"one call in passes of 3 tokens", whole, 1, 3}};
+    for (size_t r = 0; r < ARRAY_LEN(runs); r++) {
+        float *got = logits_in_pieces(ids, runs[r].lens, runs[r].n, runs[r].chunk);
+        /* every row is computed by the same code in the same order either way, and the
+         * DeltaNet's state carries over exactly: not close, equal */
+        ck_assert(compare_f32(runs[r].what, NULL, got, one, (int64_t)T * V, 0, 0, NULL));
+        free(got);
+    }
+    free(one), free(ones), free(ids);
+}
+END_TEST
+
+START_TEST(threads_do_not_change_a_bit) {
+    int T, V = fx.model.ck.config.vocab_size;
+    int *ids = golden_ids(&T);
+    int whole[1] = {T};
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    float *one = logits_in_pieces(ids, whole, 1, 128);
+    omp_set_num_threads(2);
+    float *two = logits_in_pieces(ids, whole, 1, 128);
+    omp_set_num_threads(threads);
+    ck_assert(compare_f32("1 thread vs 2 threads", NULL, two, one, (int64_t)T * V, 0, 0, NULL));
+    free(one), free(two), free(ids);
+}
+END_TEST
+
+START_TEST(reset_starts_a_new_text) {
+    const Model *m = &fx.model;
+    int T, V = m->ck.config.vocab_size;
+    int *ids = golden_ids(&T);
+    RunState s;
+    run_init(&s, m, 4);
+    Error err;
+    float *first = xmalloc(sizeof(float) * V);
+    ck_assert(model_forward(m, &s, ids, T, NULL, &err));
+    memcpy(first, s.logits, sizeof(float) * V);
+    ck_assert(model_forward(m, &s, ids, T, NULL, &err)); /* the text read twice: different logits */
+    ck_assert_int_eq(s.pos, 2 * T);
+    ck_assert(memcmp(first, s.logits, sizeof(float) * V) != 0);
+    run_reset(&s, m);
+    ck_assert_int_eq(s.pos, 0);
+    ck_assert(model_forward(m, &s, ids, T, NULL, &err));
+    ck_assert(compare_f32("after run_reset", NULL, s.logits, first, V, 0, 0, NULL));
+    free(first), free(ids);
+    run_free(&s);
+}
+END_TEST
+
+/* The readable path: one token at a time through linear_ref, delta_rule_ref,
+ * causal_conv_silu_ref and gated_rmsnorm. Its sums run in another order than the
+ * kernels', so it agrees to float32 rounding — and it is itself within the
+ * reference's tolerance. */
+START_TEST(reference_path_agrees) {
+    const Model *m = &fx.model;
+    int T, V = m->ck.config.vocab_size;
+    int *ids = golden_ids(&T);
+    int whole[1] = {T};
+    float *fast = logits_in_pieces(ids, whole, 1, 128);
+    float *slow = xmalloc(sizeof(float) * (size_t)T * V);
+    RunState s;
+    run_init(&s, m, 128);
+    s.reference = true;
+    ModelTrace tr = {.logits = slow};
+    Error err;
+    ck_assert(model_forward(m, &s, ids, T, &tr, &err));
+    ck_assert(compare_f32("reference path vs kernels", NULL, slow, fast, (int64_t)T * V, 1e-4, 1e-4, NULL));
+    ck_assert(golden_check(&fx.golden, "logits", slow, (int64_t)T * V, 1e-4, 1e-4));
+    run_free(&s);
+    free(fast), free(slow), free(ids);
+}
+END_TEST
+
+START_TEST(refusals) {
+    const Model *m = &fx.model;
+    RunState s;
+    run_init(&s, m, 8);
+    Error err;
+    int V = m->ck.config.vocab_size;
+    int bad[3] = {1, V, 2};
+    ck_assert(!model_forward(m, &s, bad, 3, NULL, &err));
+    ck_assert_msg(strstr(err.msg, "token id") && strstr(err.msg, "outside the vocabulary"), "%s", err.msg);
+    bad[1] = -1;
+    ck_assert(!model_forward(m, &s, bad, 3, NULL, &err));
+    ck_assert_int_eq(s.pos, 0); /* nothing was read */
+    /* the context the config allows: here cut to 5 positions */
+    s.max_pos = 5;
+    int ids[6] = {1, 2, 3, 4, 5, 6};
+    ck_assert(model_forward(m, &s, ids, 4, NULL, &err));
+    ck_assert(!model_forward(m, &s, ids, 2, NULL, &err));
+    ck_assert_msg(strstr(err.msg, "6 tokens do not fit") && strstr(err.msg, "max_position_embeddings is 5"),
+                  "%s", err.msg);
+    ck_assert_int_eq(s.pos, 4);
+    ck_assert(model_forward(m, &s, ids, 1, NULL, &err)); /* exactly full */
+    run_free(&s);
+}
+END_TEST
+
+START_TEST(state_size) {
+    const Model *m = &fx.model;
+    const Config *c = &m->ck.config;
+    RunState s;
+    run_init(&s, m, 8);
+    /* the tiny model: 3 DeltaNet layers of 4 tables of 16 × 16 plus a conv history of
+     * 3 × 128, and 1 attention layer of 2 × 2 heads × 32 floats per token */
+    int64_t fixed = 3 * (4 * 16 * 16 + 3 * 128) * 4, per_token = 2 * 2 * 32 * 4;
+    ck_assert_int_eq(run_state_bytes(&s, m), fixed);
+    int ids[5] = {1, 2, 3, 4, 5};
+    Error err;
+    ck_assert(model_forward(m, &s, ids, 5, NULL, &err));
+    ck_assert_int_eq(run_state_bytes(&s, m), fixed + 5 * per_token);
+    ck_assert_int_eq(model_param_count(m), 249544); /* by hand in ch01_weights/tests/test_checkpoint.c */
+    ck_assert_int_eq(c->num_hidden_layers, 4);
+    run_free(&s);
+}
+END_TEST
+
+/* ---- the sampler ------------------------------------------------------------------------------ */
+
+/* logits ln(0.5), ln(0.25), ln(0.125), ln(0.125): softmax gives exactly 1/2, 1/4, 1/8, 1/8. */
+static const float HAND[4] = {-0.69314718f, -1.38629436f, -2.07944154f, -2.07944154f};
+
+static void frequencies(Sampler *s, const float *logits, int n, int draws, double *freq) {
+    for (int i = 0; i < n; i++) freq[i] = 0;
+    for (int d = 0; d < draws; d++) freq[sample_next(s, logits)] += 1.0 / draws;
+}
+
+START_TEST(sampler_greedy_and_top_k_1) {
+    const float logits[5] = {0.5f, 3.0f, -1.0f, 3.0f, 2.9f}; /* a tie at 1 and 3: the first wins */
+    Sampler g, k1;
+    sampler_init(&g, 5, 0.0f, 0, 1.0f, 7);
+    sampler_init(&k1, 5, 1.5f, 1, 1.0f, 7);
+    ck_assert(sampler_is_greedy(&g) && sampler_is_greedy(&k1));
+    for (int i = 0; i < 20; i++) {
+        ck_assert_int_eq(sample_next(&g, logits), 1);
+        ck_assert_int_eq(sample_next(&k1, logits), 1);
+    }
+    ck_assert_int_eq(argmax(logits, 5), 1);
+    sampler_free(&g), sampler_free(&k1);
+}
+END_TEST
+
+START_TEST(sampler_distribution) {
+    enum { DRAWS = 200000 };
+    double f[4];
+    /* temperature 1, no filter: the softmax itself. 200,000 draws: the standard error of
+     * a frequency is at most sqrt(0.25 / 200000) = 0.0011, so 0.006 is over 5 of them. */
+    Sampler s;
+    sampler_init(&s, 4, 1.0f, 0, 1.0f, 42);
+    frequencies(&s, HAND, 4, DRAWS, f);
+    const double want[4] = {0.5, 0.25, 0.125, 0.125};
+    for (int i = 0; i < 4; i++)
+        ck_assert_msg(fabs(f[i] - want[i]) < 0.006, "token %d: %.4f, want %.4f", i, f[i], want[i]);
+    sampler_free(&s);
+
+    /* temperature 0.5 squares the probabilities before renormalizing: 1/4, 1/16, 1/64,
+     * 1/64 over 22/64 → 16/22, 4/22, 1/22, 1/22 */
+    sampler_init(&s, 4, 0.5f, 0, 1.0f, 43);
+    frequencies(&s, HAND, 4, DRAWS, f);
+    const double sharp[4] = {16.0 / 22, 4.0 / 22, 1.0 / 22, 1.0 / 22};
+    for (int i = 0; i < 4; i++)
+        ck_assert_msg(fabs(f[i] - sharp[i]) < 0.006, "T 0.5, token %d: %.4f", i, f[i]);
+    sampler_free(&s);
+
+    /* top-k 2: only the two best, renormalized: 2/3, 1/3 */
+    sampler_init(&s, 4, 1.0f, 2, 1.0f, 44);
+    frequencies(&s, HAND, 4, DRAWS, f);
+    ck_assert(f[2] == 0 && f[3] == 0);
+    ck_assert_msg(fabs(f[0] - 2.0 / 3) < 0.006, "top-k 2: %.4f", f[0]);
+    sampler_free(&s);
+
+    /* top-p 0.7: 0.5 < 0.7, 0.5 + 0.25 ≥ 0.7 → the two best, 2/3 and 1/3; top-p 0.5:
+     * the first alone reaches it; top-p 0.8: three tokens, 4/7, 2/7, 1/7 */
+    const struct {
+        float p;
+        double want[4];
+    } nucleus[] = {
+        {0.7f, {2.0 / 3, 1.0 / 3, 0, 0}}, {0.5f, {1, 0, 0, 0}}, {0.8f, {4.0 / 7, 2.0 / 7, 1.0 / 7, 0}}};
+    for (size_t k = 0; k < ARRAY_LEN(nucleus); k++) {
+        sampler_init(&s, 4, 1.0f, 0, nucleus[k].p, 45);
+        frequencies(&s, HAND, 4, DRAWS, f);
+        for (int i = 0; i < 4; i++)
+            ck_assert_msg(nucleus[k].want[i] == 0 ? f[i] == 0 : fabs(f[i] - nucleus[k].want[i]) < 0.006,
+                          "top-p %.1f, token %d: %.4f, want %.4f", nucleus[k].p, i, f[i], nucleus[k].want[i]);
+        sampler_free(&s);
+    }
+    /* top-k then top-p, as Hugging Face applies them: top-k 3 leaves 4/7, 2/7, 1/7;
+     * top-p 0.8 of that: 4/7 + 2/7 = 0.857 ≥ 0.8 → 2/3, 1/3 */
+    sampler_init(&s, 4, 1.0f, 3, 0.8f, 46);
+    frequencies(&s, HAND, 4, DRAWS, f);
+    ck_assert(f[2] == 0 && f[3] == 0);
+    ck_assert_msg(fabs(f[0] - 2.0 / 3) < 0.006, "top-k 3 + top-p 0.8: %.4f", f[0]);
+    sampler_free(&s);
+}
+END_TEST
+
+START_TEST(sampler_seed_repeats) {
+    enum { V = 1000, N = 500 };
+    float *logits = xmalloc(sizeof(float) * V);
+    for (int i = 0; i < V; i++) logits[i] = sinf((float)i * 0.37f) * 3; /* many near-ties */
+    int a[N], b[N], c[N];
+    Sampler s1, s2, s3;
+    sampler_init(&s1, V, 0.9f, 50, 0.95f, 123);
+    sampler_init(&s2, V, 0.9f, 50, 0.95f, 123);
+    sampler_init(&s3, V, 0.9f, 50, 0.95f, 124);
+    int same = 0;
+    for (int i = 0; i < N; i++) {
+        a[i] = sample_next(&s1, logits), b[i] = sample_next(&s2, logits), c[i] = sample_next(&s3, logits);
+        same += a[i] == c[i];
+    }
+    ck_assert(memcmp(a, b, sizeof a) == 0); /* the same seed: the same draws */
+    ck_assert_int_lt(same, N / 2);          /* another seed: other draws */
+    /* top-p alone over the whole vocabulary (the pre-filtered path): still repeatable,
+     * and only tokens of the nucleus */
+    Sampler p1, p2;
+    sampler_init(&p1, V, 1.0f, 0, 0.3f, 9);
+    sampler_init(&p2, V, 1.0f, 0, 0.3f, 9);
+    for (int i = 0; i < N; i++) {
+        int x = sample_next(&p1, logits);
+        ck_assert_int_eq(x, sample_next(&p2, logits));
+        ck_assert_msg(logits[x] > 2.5f, "token %d (logit %.3f) is not in a 0.3 nucleus", x, logits[x]);
+    }
+    sampler_free(&s1), sampler_free(&s2), sampler_free(&s3), sampler_free(&p1), sampler_free(&p2);
+    free(logits);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("model");
+    TCase *model = tcase_create("model");
+    tcase_add_unchecked_fixture(model, open_all, close_all);
+    tcase_set_timeout(model, 120);
+    tcase_add_test(model, layers_match_reference);
+    tcase_add_test(model, pieces_equal_one_pass);
+    tcase_add_test(model, threads_do_not_change_a_bit);
+    tcase_add_test(model, reset_starts_a_new_text);
+    tcase_add_test(model, reference_path_agrees);
+    tcase_add_test(model, refusals);
+    tcase_add_test(model, state_size);
+    suite_add_tcase(s, model);
+    TCase *sampler = tcase_create("sampler");
+    tcase_set_timeout(sampler, 60);
+    tcase_add_test(sampler, sampler_greedy_and_top_k_1);
+    tcase_add_test(sampler, sampler_distribution);
+    tcase_add_test(sampler, sampler_seed_repeats);
+    suite_add_tcase(s, sampler);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,59 @@
+/* textstream.c — printing generated tokens as text, whole characters only (see textstream.h). */
+#include "textstream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
+
+/* Prints what of held[0..n_held) is whole characters, or can never become one
+ * (one U+FFFD per ill-formed part, as tok_decode); keeps the start of a character
+ * that the next token may finish, unless this is the end. */
+static void flush_whole(TextStream *s, bool final) {
+    int i = 0;
+    while (i < s->n_held) {
+        int prefix, k = utf8_char(s->held + i, (size_t)(s->n_held - i), &prefix);
+        if (k > 0) {
+            fwrite(s->held + i, 1, (size_t)k, s->to);
+            i += k;
+        } else if (prefix == s->n_held - i && !final) {
+            break; /* a character begun: its other bytes may come with the next token */
+        } else {
+            fputs(REPLACEMENT, s->to);
+            i += prefix;
+        }
+    }
+    memmove(s->held, s->held + i, (size_t)(s->n_held - i));
+    s->n_held -= i;
+}
+
+void text_stream_token(TextStream *s, int id) {
+    if (!s->tok) { /* no tokenizer: the ids */
+        fprintf(s->to, " %d", id);
+        fflush(s->to);
+        return;
+    }
+    const char *token = tok_token(s->tok, id);
+    if (!token) { /* no token of this tokenizer */
+        flush_whole(s, true);
+        fputs(REPLACEMENT, s->to);
+        fflush(s->to);
+        return;
+    }
+    size_t need = strlen(token); /* tok_token_bytes writes at most this many */
+    unsigned char small[256], *bytes = need <= sizeof small ? small : xmalloc(need);
+    int n = tok_token_bytes(s->tok, id, bytes, (int)need);
+    for (int i = 0; i < n; i++) {
+        s->held[s->n_held++] = bytes[i];
+        if (s->n_held == (int)sizeof s->held || i == n - 1) flush_whole(s, false);
+    }
+    if (bytes != small) free(bytes);
+    fflush(s->to);
+}
+
+void text_stream_end(TextStream *s) {
+    flush_whole(s, true);
+    fflush(s->to);
+}
