@@ -40,7 +40,7 @@
 #include "workbook/textstream.h"
 #include "workbook/util.h"
 
-#define CHUNK           128 /* tokens per pass through the layers (model.h) */
+#define CHUNK           256 /* tokens per pass through the layers (model.h) */
 #define WALK_NEW_TOKENS 20  /* the walkthrough's greedy continuation */
 #define DEFAULT_NEW     256 /* -n when not given */
 

@@ -76,4 +76,19 @@ grep -q '^ch07_model: prompt 3 tokens, generated 6; prefill .* tok/s, decode .* 
 "$demo" --model "$tmp/tok" --prompt "abc" --chat -n 3 >"$out" 2>"$err" || fail "chat: exit status $?"
 grep -q 'chat template\|<|im_start|>' "$err" && fail "chat: the template leaked" || ok "chat: runs"
 
+# 4. --interactive: two turns from stdin, then end of input. Each turn reads only its
+#    own tokens (the second fewer than the whole conversation so far); the DeltaNet
+#    state stays the same size while the KV cache grows.
+printf 'abc\nxyz\n' | "$demo" --model "$tmp/tok" --interactive -n 4 >"$out" 2>"$err"
+[ $? -eq 0 ] && ok "interactive: end of input ends it, status 0" || fail "interactive: exit status"
+t1=$(sed -n 's/.*第 1 轮：读入 \([0-9]*\) 个新 token.*至今 \([0-9]*\) 个 token.*DeltaNet 状态 \([0-9.]*\) MB.*/\1 \2 \3/p' "$err")
+t2=$(sed -n 's/.*第 2 轮：读入 \([0-9]*\) 个新 token.*至今 \([0-9]*\) 个 token.*DeltaNet 状态 \([0-9.]*\) MB.*/\1 \2 \3/p' "$err")
+set -- $t1 $t2
+if [ $# -eq 6 ] && [ "$4" -lt "$5" ] && [ "$5" -gt "$2" ] && [ "$3" = "$6" ] && [ $(($2 + $4)) -le "$5" ]; then
+    ok "interactive: turn 2 reads $4 new tokens of $5; the DeltaNet state stays $3 MB"
+else
+    fail "interactive: turn lines '$t1' / '$t2'"
+fi
+[ "$(grep -c . "$out")" -eq 2 ] && ok "interactive: one answer line per turn" || fail "interactive: $(grep -c . "$out") answer lines"
+
 finish

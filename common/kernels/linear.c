@@ -35,7 +35,10 @@
 #include "qwen/linear.h"
 
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "workbook/util.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
 #define LINEAR_AVX512 1
@@ -44,10 +47,11 @@
 #define LINEAR_AVX512 0
 #endif
 
-#define LANES   16 /* running sums per output: one 512-bit vector of float32 */
-#define ROWS    8  /* rows of W per batched tile */
-#define TOKENS  3  /* tokens per batched tile */
-#define STREAMS 4  /* rows per tile for one token */
+#define LANES           16 /* running sums per output: one 512-bit vector of float32 */
+#define ROWS            6  /* rows of W per batched tile */
+#define TOKENS          4  /* tokens per batched tile */
+#define STREAMS         4  /* rows per tile for one token */
+#define PACK_MIN_TOKENS 12 /* from this many tokens on, a tile's rows are widened once (walk) */
 
 #define ALWAYS_INLINE __attribute__((always_inline))
 
@@ -85,14 +89,14 @@ static inline ALWAYS_INLINE void step_portable(DType dt, const char *w, int64_t 
                                                int64_t in, int64_t k, int n, int partial, int R, int C,
                                                float acc[ROWS][TOKENS][LANES]) {
     float wl[ROWS][LANES], xl[TOKENS][LANES]; /* this step's weights and inputs */
-#pragma GCC unroll 8
+#pragma GCC unroll 6
     for (int r = 0; r < R; r++) widen_portable(dt, w + r * w_step, k, n, partial, wl[r]);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int c = 0; c < C; c++)
         for (int j = 0; j < LANES; j++) xl[c][j] = !partial || j < n ? x[c * in + k + j] : 0.0f;
-#pragma GCC unroll 8
+#pragma GCC unroll 6
     for (int r = 0; r < R; r++)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
         for (int c = 0; c < C; c++)
 #pragma omp simd
             for (int j = 0; j < LANES; j++) acc[r][c][j] += wl[r][j] * xl[c][j];
@@ -141,12 +145,12 @@ static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_
                                              __m512 acc[ROWS][TOKENS]) {
     int esize = elem_size(dt);
     __m512 wv[ROWS];
-#pragma GCC unroll 8
+#pragma GCC unroll 6
     for (int r = 0; r < R; r++) wv[r] = widen_avx512(dt, w + r * w_step + k * esize, mask, partial);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int c = 0; c < C; c++) {
         __m512 xv = partial ? _mm512_maskz_loadu_ps(mask, x + c * in + k) : _mm512_loadu_ps(x + c * in + k);
-#pragma GCC unroll 8
+#pragma GCC unroll 6
         for (int r = 0; r < R; r++) acc[r][c] = _mm512_fmadd_ps(wv[r], xv, acc[r][c]);
     }
 }
@@ -155,16 +159,16 @@ static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_
                                              const float *x, float *y, int64_t y_step, int64_t out, int R,
                                              int C) {
     __m512 acc[ROWS][TOKENS];
-#pragma GCC unroll 8
+#pragma GCC unroll 6
     for (int r = 0; r < R; r++)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
         for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
     int64_t k = 0;
     for (; k + LANES <= in; k += LANES) step_avx512(dt, w, w_step, x, in, k, 0, 0, R, C, acc);
     if (k < in) step_avx512(dt, w, w_step, x, in, k, (__mmask16)((1u << (in - k)) - 1), 1, R, C, acc);
-#pragma GCC unroll 8
+#pragma GCC unroll 6
     for (int r = 0; r < R; r++)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
         for (int c = 0; c < C; c++) y[c * out + r * y_step] = _mm512_reduce_add_ps(acc[r][c]);
 }
 
@@ -184,11 +188,10 @@ typedef void TileFn(const char *w, int64_t w_step, int64_t in, const float *x, f
                     int64_t out);
 
 typedef struct {
-    TileFn *full;     /* ROWS × TOKENS */
-    TileFn *rows_one; /* ROWS × 1: the tokens left over after the groups of TOKENS */
-    TileFn *one_full; /* 1 × TOKENS: the rows left over after the groups of ROWS */
-    TileFn *one_one;  /* 1 × 1: the last corner */
-    TileFn *streams;  /* STREAMS × 1: one token */
+    TileFn *rows[TOKENS +
+                 1]; /* ROWS × c tokens, c = 1 .. TOKENS (fewer: what is left after the groups of TOKENS) */
+    TileFn *one[TOKENS + 1]; /* 1 × c: the rows left over after the groups of ROWS */
+    TileFn *streams;         /* STREAMS × 1: one token */
 } Tiles;
 
 #define DEFINE_TILE(name, impl, dt, R, C)                                                                    \
@@ -197,12 +200,19 @@ typedef struct {
         impl(dt, w, w_step, in, x, y, y_step, out, R, C);                                                    \
     }
 #define DEFINE_TILES(name, impl, dt)                                                                         \
-    DEFINE_TILE(name##_full, impl, dt, ROWS, TOKENS)                                                         \
-    DEFINE_TILE(name##_rows_one, impl, dt, ROWS, 1)                                                          \
-    DEFINE_TILE(name##_one_full, impl, dt, 1, TOKENS)                                                        \
-    DEFINE_TILE(name##_one_one, impl, dt, 1, 1)                                                              \
+    DEFINE_TILE(name##_r1, impl, dt, ROWS, 1)                                                                \
+    DEFINE_TILE(name##_r2, impl, dt, ROWS, 2)                                                                \
+    DEFINE_TILE(name##_r3, impl, dt, ROWS, 3)                                                                \
+    DEFINE_TILE(name##_r4, impl, dt, ROWS, 4)                                                                \
+    DEFINE_TILE(name##_o1, impl, dt, 1, 1)                                                                   \
+    DEFINE_TILE(name##_o2, impl, dt, 1, 2)                                                                   \
+    DEFINE_TILE(name##_o3, impl, dt, 1, 3)                                                                   \
+    DEFINE_TILE(name##_o4, impl, dt, 1, 4)                                                                   \
     DEFINE_TILE(name##_streams, impl, dt, STREAMS, 1)                                                        \
-    static const Tiles name = {name##_full, name##_rows_one, name##_one_full, name##_one_one, name##_streams};
+    static const Tiles name = {{NULL, name##_r1, name##_r2, name##_r3, name##_r4},                           \
+                               {NULL, name##_o1, name##_o2, name##_o3, name##_o4},                           \
+                               name##_streams};
+_Static_assert(TOKENS == 4, "DEFINE_TILES spells out the tiles of 1 .. 4 tokens");
 
 DEFINE_TILES(portable_bf16, tile_portable, DTYPE_BF16)
 DEFINE_TILES(portable_f16, tile_portable, DTYPE_F16)
@@ -244,42 +254,77 @@ static void my_rows(int64_t out, int64_t *first, int64_t *last) {
  *               the core need not wait for one multiply-add before starting the next;
  *   T tokens:   8 parts, tiles of 8 rows × 3 tokens, the tokens 3 at a time (then the
  *               last 1 or 2 one at a time) while the 8 rows stay in the core's cache. */
-static void walk(const Tiles *k, const Tensor *w, const float *x, int64_t T, float *y) {
+/* Row `row` of W widened to float32 into dst [in] (exact: every BF16 and F16 value is
+ * a float32). */
+static void widen_row(const Tensor *w, int64_t row, int64_t in, float *restrict dst) {
+    if (w->dtype == DTYPE_BF16) {
+        const uint16_t *src = (const uint16_t *)w->data + row * in;
+#pragma omp simd
+        for (int64_t i = 0; i < in; i++) dst[i] = bf16_to_f32(src[i]);
+    } else {
+        tensor_read_f32(w, row * in, in, dst);
+    }
+}
+
+static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float *x, int64_t T, float *y) {
     int64_t out = w->shape[0], in = w->shape[1];
     const char *data = w->data;
     int64_t row_bytes = in * elem_size(w->dtype);
     int parts = T == 1 ? STREAMS : ROWS;
-    TileFn *tile_full = k->full, *tile_one = T == 1 ? k->streams : k->rows_one;
+
+    /* Many tokens: the tile's rows are widened to float32 once, into the thread's
+     * panel, and every tile over the tokens reads the panel instead. The products
+     * are the same (widening is exact), but the widening instructions, which compete
+     * with the multiply-adds for the same execution units, then run once per row
+     * instead of once per TOKENS tokens. */
+    bool pack = T >= PACK_MIN_TOKENS && w->dtype != DTYPE_F32;
 #pragma omp parallel
     {
         int64_t first, last;
         my_rows(out, &first, &last);
         int64_t part = (last - first) / parts; /* rows per part */
+        /* [ROWS, stride]: a row of panel every in + 16 floats, not every in, so that the
+         * rows (4 KB apart for in = 1024) do not all fall into the same cache set */
+        int64_t stride = in + LANES;
+        float *panel = pack && part > 0 ? xaligned_alloc((size_t)ROWS * stride * sizeof(float)) : NULL;
         for (int64_t j = 0; j < part; j++) {
             const char *rows = data + (first + j) * row_bytes; /* row j of the first part */
-            float *yj = y + first + j;                         /* its output for token 0 */
-            int64_t t = 0;
-            for (; t + TOKENS <= T; t += TOKENS)
-                tile_full(rows, part * row_bytes, in, x + t * in, yj + t * out, part, out);
-            for (; t < T; t++) tile_one(rows, part * row_bytes, in, x + t * in, yj + t * out, part, out);
+            int64_t step = part * row_bytes;                   /* from one part to the next */
+            TileFn *const *tile = k->rows;
+            if (panel) {
+                for (int r = 0; r < ROWS; r++) widen_row(w, first + j + r * part, in, panel + r * stride);
+                rows = (const char *)panel, step = stride * (int64_t)sizeof(float);
+                tile = k32->rows;
+            }
+            float *yj = y + first + j; /* its output for token 0 */
+            if (T == 1) {
+                k->streams(rows, step, in, x, yj, part, out);
+                continue;
+            }
+            for (int64_t t = 0; t < T; t += TOKENS) {
+                int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
+                tile[c](rows, step, in, x + t * in, yj + t * out, part, out);
+            }
         }
-        for (int64_t o = first + parts * part; o < last; o++) {
-            int64_t t = 0;
-            for (; t + TOKENS <= T; t += TOKENS)
-                k->one_full(data + o * row_bytes, 0, in, x + t * in, y + t * out + o, 0, out);
-            for (; t < T; t++) k->one_one(data + o * row_bytes, 0, in, x + t * in, y + t * out + o, 0, out);
-        }
+        free(panel);
+        for (int64_t o = first + parts * part; o < last; o++)
+            for (int64_t t = 0; t < T; t += TOKENS) {
+                int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
+                k->one[c](data + o * row_bytes, 0, in, x + t * in, y + t * out + o, 0, out);
+            }
     }
 }
 
-void linear(const Tensor *w, const float *x, float *y) { walk(tiles_for(w->dtype, 0), w, x, 1, y); }
+void linear(const Tensor *w, const float *x, float *y) {
+    walk(tiles_for(w->dtype, 0), tiles_for(DTYPE_F32, 0), w, x, 1, y);
+}
 
 void linear_batch(const Tensor *w, const float *x, int64_t T, float *y) {
-    walk(tiles_for(w->dtype, 0), w, x, T, y);
+    walk(tiles_for(w->dtype, 0), tiles_for(DTYPE_F32, 0), w, x, T, y);
 }
 
 void linear_batch_portable(const Tensor *w, const float *x, int64_t T, float *y) {
-    walk(tiles_for(w->dtype, 1), w, x, T, y);
+    walk(tiles_for(w->dtype, 1), tiles_for(DTYPE_F32, 1), w, x, T, y);
 }
 
 const char *linear_kernel_name(void) { return LINEAR_AVX512 ? "AVX-512" : "portable C"; }
