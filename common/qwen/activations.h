@@ -11,6 +11,7 @@
 #define ACTIVATIONS_H
 
 #include <math.h>
+#include <stdint.h>
 
 static inline float sigmoidf(float x) {
     if (x >= 0) return 1.0f / (1.0f + expf(-x));
@@ -19,6 +20,12 @@ static inline float sigmoidf(float x) {
 }
 
 static inline float siluf(float x) { return x * sigmoidf(x); }
+
+/* y = silu(x) for n numbers (y may be x), 16 at a time: e^x from a polynomial the
+ * compiler vectorizes (within 1 float32 step of the exact value) instead of the C
+ * library's one-at-a-time expf. Within 2e-7 relative of siluf(). Speed code, in
+ * kernels/activations.c. */
+void silu_vec(float *y, const float *x, int64_t n);
 
 /* log(1 + e^x) = max(x, 0) + log(1 + e^−|x|); PyTorch returns x itself above 20. */
 static inline float softplusf(float x) {

@@ -188,11 +188,6 @@ void causal_conv_silu_ref(const float *x, int T, int C, int kernel, const float 
  * (silu_vec). Within 2e-7 relative of the reference (SiLU's rounding). */
 void causal_conv_silu(const float *x, int T, int C, int kernel, const float *w, float *state, float *out);
 
-/* y = silu(x) = x / (1 + e^−x) for n numbers (y may be x), 16 at a time: e^x from a
- * polynomial the compiler vectorizes (within 1 float32 step of the exact value),
- * instead of the C library's one-at-a-time expf. Within 2e-7 relative of siluf(). */
-void silu_vec(float *y, const float *x, int64_t n);
-
 /* norm.h's gated_rmsnorm for one token's n_heads heads of dv, the gate computed 16 at
  * a time (silu_vec) and the sums of squares in float:
  *   y[h] = w · (o[h] / rms(o[h])) · silu(z[h])     o, z, y: [n_heads, dv], w: [dv]
