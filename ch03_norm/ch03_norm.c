@@ -28,12 +28,10 @@ static void usage(FILE *to) {
             "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--help]\n"
             "Chapter 3: the layer-0 input of the book's sentence before and after\n"
             "input_layernorm (per-token RMS, the stored weight w and the 1 + w it scales by),\n"
-            "then the gated RMSNorm and l2norm on small examples.\n"
-            "  --model DIR   the model folder (else $QWEN35_MODEL, models/Qwen3.5-0.8B,\n"
-            "                or the Hugging Face cache)\n"
-            "  --ids LIST    token ids to run on instead of the book's sentence, e.g. 1,2,3\n"
-            "  --dump FILE   write what the demo computed (embed, layer.0.input_norm, ...)\n"
-            "                to FILE as float32 safetensors\n",
+            "then the gated RMSNorm and l2norm on small examples.\n" DEMO_HELP_MODEL
+            "  --ids LIST         token ids instead of the book's sentence, e.g. 1,2,3\n"
+            "  --dump FILE        write what the demo computed (embed, layer.0.input_norm,\n"
+            "                     ...) to FILE as float32 safetensors\n",
             program_name());
 }
 

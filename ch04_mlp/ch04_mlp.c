@@ -27,12 +27,10 @@ static void usage(FILE *to) {
             "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--help]\n"
             "Chapter 4: layer 0's SwiGLU MLP, down(silu(gate(x)) * up(x)), on the book's\n"
             "sentence after input_layernorm: shapes, parameters, how many features SiLU\n"
-            "nearly switches off, the scale of the output.\n"
-            "  --model DIR   the model folder (else $QWEN35_MODEL, models/Qwen3.5-0.8B,\n"
-            "                or the Hugging Face cache)\n"
-            "  --ids LIST    token ids to run on instead of the book's sentence, e.g. 1,2,3\n"
-            "  --dump FILE   write mlp.x, mlp.gate, mlp.up, mlp.act, mlp.out (and ids) to\n"
-            "                FILE as float32 safetensors\n",
+            "nearly switches off, the scale of the output.\n" DEMO_HELP_MODEL
+            "  --ids LIST         token ids instead of the book's sentence, e.g. 1,2,3\n"
+            "  --dump FILE        write mlp.x, mlp.gate, mlp.up, mlp.act, mlp.out (and ids)\n"
+            "                     to FILE as float32 safetensors\n",
             program_name());
 }
 

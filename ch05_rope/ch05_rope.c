@@ -28,18 +28,18 @@
 
 static void usage(FILE *to) {
     fprintf(to,
-            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--plot=png|ascii|none] [--help]\n"
+            "usage: %s [--model DIR] [--ids 1,2,3] [--plot=png|ascii|none]\n"
+            "          [--dump FILE] [--help]\n"
             "Chapter 5: partial RoPE. Which dims rotate, the frequencies and wavelengths from\n"
             "rope_theta, the cos/sin table of the book's sentence, and a check that a rotated\n"
-            "query-key score depends only on the distance between the two positions.\n"
-            "  --model DIR    the model folder (else $QWEN35_MODEL, models/Qwen3.5-0.8B,\n"
-            "                 or the Hugging Face cache)\n"
-            "  --ids LIST     token ids to run on instead of the book's sentence, e.g. 1,2,3\n"
-            "  --dump FILE    write rope.inv_freq, rope.wavelength, rope.cos, rope.sin, the\n"
-            "                 query/key used and their scores to FILE as float32 safetensors\n"
-            "  --plot=MODE    png (default): plots/ch05_wavelength.png and ch05_rotation.png\n"
-            "                 ascii: the same, and each figure drawn in the terminal (stderr)\n"
-            "                 none: no figures\n",
+            "query-key score depends only on the distance between the two positions.\n" DEMO_HELP_MODEL
+            "  --ids LIST         token ids instead of the book's sentence, e.g. 1,2,3\n"
+            "  --dump FILE        write rope.inv_freq, rope.wavelength, rope.cos, rope.sin,\n"
+            "                     the query/key used and their scores to FILE (float32\n"
+            "                     safetensors)\n"
+            "  --plot=MODE        png (default): plots/ch05_wavelength.png and\n"
+            "                     ch05_rotation.png;\n"
+            "                     ascii: the same, each figure also drawn on stderr; none\n",
             program_name());
 }
 

@@ -37,25 +37,24 @@
 
 static void usage(FILE *to) {
     fprintf(to,
-            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--plot=png|ascii|none]\n"
+            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE]\n"
+            "          [--plot=png|ascii|none] [--help]\n"
             "\n"
             "Chapter 6: the first full-attention layer (layer 3) on the book's sentence:\n"
             "query/gate split, GQA, q/k norm, each head's attention weights (heatmap), the\n"
             "gate's range, the KV cache's cost per token, and token-by-token decoding with\n"
             "the cache checked against the full pass.\n"
-            "\n"
-            "  --model DIR    the model folder (else $QWEN35_MODEL, models/Qwen3.5-0.8B,\n"
-            "                 or the Hugging Face cache)\n"
-            "  --ids 1,2,3    token ids instead of the sentence (also \"[1, 2, 3]\"); without\n"
-            "                 them, a folder with no tokenizer.json runs the reference\n"
-            "                 script's 7 ids\n"
-            "  --dump FILE    write ids, embed, layer.3.input_norm, layer.3.self_attn.{q_raw,\n"
-            "                 gate, q, k, v, probs, attn, gated, out} and rope.{cos, sin} to\n"
-            "                 FILE (float32 safetensors, the names reference/qwen35_reference.py uses)\n"
-            "  --plot=MODE    png (default): plots/ch06_attention.png (+ .dat, .gp)\n"
-            "                 ascii: the same, and the heatmap drawn in the terminal (stderr)\n"
-            "                 none: no figure\n"
-            "  --help         this text\n",
+            "\n" DEMO_HELP_MODEL
+            "  --ids 1,2,3        token ids instead of the sentence (also \"[1, 2, 3]\");\n"
+            "                     without them, a folder with no tokenizer.json runs the\n"
+            "                     reference script's 7 ids\n"
+            "  --dump FILE        write ids, embed, layer.3.input_norm,\n"
+            "                     layer.3.self_attn.{q_raw, gate, q, k, v, probs, attn,\n"
+            "                     gated, out} and rope.{cos, sin} to FILE (float32\n"
+            "                     safetensors, named as reference/qwen35_reference.py)\n"
+            "  --plot=MODE        png (default): plots/ch06_attention.png (+ .dat, .gp);\n"
+            "                     ascii: the same, the heatmap also drawn on stderr; none\n"
+            "  --help             this text\n",
             program_name());
 }
 

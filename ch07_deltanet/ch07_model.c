@@ -63,26 +63,25 @@ typedef struct {
 
 static void usage(FILE *to) {
     fprintf(to,
-            "usage: %s [--model DIR] [--prompt TEXT | --ids 1,2,3 | --interactive] [-n N]\n"
-            "          [--chat [--think]] [--temp T] [--top-k K] [--top-p P] [--seed S]\n"
-            "          [--threads N] [--dump FILE] [--save-state FILE] [--load-state FILE]\n"
-            "          [--reference] [--help]\n"
-            "Chapter 7: the whole Qwen3.5 assembled from the chapters' parts. Without a prompt:\n"
-            "the assembly walked through on the book's sentence. With one: generated text.\n" DEMO_HELP_MODEL
-            "  --prompt TEXT      continue TEXT (streamed to stdout; a summary line on stderr)\n"
+            "usage: %s [--model DIR] [--prompt TEXT | --ids 1,2,3 | --interactive]\n"
+            "         [-n N] [--chat [--think]] [--temp T] [--top-k K] [--top-p P] [--seed S]\n"
+            "         [--threads N] [--dump FILE] [--save-state FILE] [--load-state FILE]\n"
+            "         [--reference] [--help]\n"
+            "Chapter 7: the whole Qwen3.5 assembled from the chapters' parts. Without a\n"
+            "prompt: the assembly walked through on the book's sentence; with one: text.\n" DEMO_HELP_MODEL
+            "  --prompt TEXT      continue TEXT (to stdout; a summary line on stderr)\n"
             "  --ids 1,2,3        the prompt as token ids (no tokenizer needed)\n"
             "  -n N               tokens to generate (default %d; 0: read the prompt only)\n"
             "  --chat             wrap the prompt in the chat template (thinking off)\n"
             "  --think            with --chat: let the model think first\n"
-            "  --interactive      a chat in the terminal; each turn reads only its own tokens;\n"
-            "                     Ctrl-D ends it\n"
-            "  --temp T           sampling temperature (0: greedy); --top-k K, --top-p P filter\n"
-            "                     the candidates; defaults from generation_config.json, else\n"
-            "                     greedy; --seed S makes a sampled run repeatable (default 0)\n"
+            "  --interactive      a chat in the terminal; each turn reads only its own\n"
+            "                     tokens; Ctrl-D ends it\n"
+            "  --temp T           sampling temperature (0: greedy); --top-k K and --top-p P\n"
+            "                     filter the candidates; default: generation_config.json,\n"
+            "                     else greedy; --seed S repeats a sampled run (default 0)\n"
             "  --threads N        OpenMP threads (the results do not depend on it)\n"
-            "  --dump FILE        write embed, layer.{i}, final_norm, logits for the prompt\n"
-            "                     (float32 safetensors)\n"
-            "  --save-state FILE  after the run, write every layer's state and the tokens read\n"
+            "  --dump FILE        write embed, layer.{i}, final_norm, logits of the prompt\n"
+            "  --save-state FILE  after the run, write every layer's state and the tokens\n"
             "  --load-state FILE  start from such a state instead of an empty one\n"
             "  --reference        one token at a time through the readable loops (slow)\n",
             program_name(), DEFAULT_NEW);
