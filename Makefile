@@ -5,6 +5,8 @@
 #   make test         builds and runs every test (unit tests, golden outputs)
 #   make test-san     the same test suite under AddressSanitizer + UBSan
 #   make bench        speed figures (timings belong here, never in tests)
+#   make fuzz         libFuzzer on every parser of untrusted input (FUZZ_SECONDS each)
+#   make mutants      checks that make test catches small mistakes in the model code
 #   make synthetic    writes a random-weight checkpoint with the real 0.8B shapes
 #                     and file layout to models/Qwen3.5-0.8B-synthetic (~1.5 GB)
 #   make clean
@@ -67,7 +69,7 @@ BENCHES := $(foreach c,$(CHAPTERS),$(call benches_of,$(c)))
 FUZZERS := $(foreach c,$(CHAPTERS),$(call fuzzers_of,$(c)))
 REPLAYS := $(FUZZERS:%.c=$(BUILD)/%.replay)
 
-.PHONY: all test test-san bench synthetic fuzz fuzz-build clean $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
+.PHONY: all test test-san bench synthetic fuzz fuzz-build mutants clean $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
 .DEFAULT_GOAL := all
 
 all: $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
@@ -140,9 +142,14 @@ synthetic: ch01
 	set -x; ./ch01_weights/make_synthetic --size full --out $(SYNTHETIC_DIR) $${tok:+--tokenizer "$$tok"}
 
 clean:
-	rm -rf build build-san build-fuzz $(DEMOS) $(TOOLS)
+	rm -rf build build-san build-fuzz build-mutants $(DEMOS) $(TOOLS)
 	@for c in $(CHAPTERS); do for d in $$c/ch[0-9][0-9]_*.c; do n=$${d##*/}; n=$${n%.c}; \
 	  [ -L "$$n" ] && rm -f "$$n"; done; done; true
+
+# make mutants: small wrong versions of the model code (mk/mutants.txt), one at a
+# time; every one must make `make test` fail (mk/mutants.pl; build-mutants/).
+mutants:
+	@perl mk/mutants.pl
 
 # ---- fuzzing ----------------------------------------------------------------------
 # chNN_x/fuzz/fuzz_NAME.c holds one harness: LLVMFuzzerTestOneInput() for one parser

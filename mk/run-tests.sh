@@ -9,6 +9,7 @@
 #   BINDIR  prefix of the demo binaries ("" or "build-san/"), e.g. ${BINDIR}ch07_deltanet/ch07_toy
 #   TINY    the tiny synthetic checkpoint folder ($BUILD/tiny), which the goldens in
 #           reference/golden/ were computed from
+# With FAIL_FAST=1 it stops at the first failure (make mutants: one is enough).
 set -u
 export BUILD="${BUILD:-build}" BINDIR="${BINDIR:-}"
 export TINY="${TINY:-$BUILD/tiny}"
@@ -27,6 +28,7 @@ for t in "$@"; do
     if [ $rc -eq 0 ]; then passed=$((passed + 1))
     elif [ $rc -eq 77 ]; then skipped=$((skipped + 1)); echo "-- SKIPPED: $t"
     else failed=$((failed + 1)); failed_names="$failed_names $t"; echo "-- FAILED (exit $rc): $t"
+        [ "${FAIL_FAST:-0}" = 1 ] && break
     fi
 done
 
