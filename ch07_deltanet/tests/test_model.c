@@ -94,6 +94,16 @@ START_TEST(layers_match_reference) {
     /* the last row is what generation reads */
     ck_assert(memcmp(s.logits, logits + (size_t)(T - 1) * V, sizeof(float) * V) == 0);
     ck_assert_int_eq(s.pos, T);
+    /* without a trace only the last token's logits are computed, by their own path:
+     * the same bits, and the reference's */
+    RunState plain;
+    run_init(&plain, m, 128);
+    ck_assert_msg(model_forward(m, &plain, ids, T, NULL, &err), "%s", err.msg);
+    ck_assert(compare_f32("last logits without a trace", NULL, plain.logits, logits + (size_t)(T - 1) * V, V,
+                          0, 0, NULL));
+    const float *want = golden_f32(&fx.golden, "logits", (int64_t)T * V) + (size_t)(T - 1) * V;
+    ck_assert(compare_f32("last logits vs reference", NULL, plain.logits, want, V, 1e-4, 1e-4, NULL));
+    run_free(&plain);
 
     for (int i = 0; i < L; i++) free(layer[i]);
     free(layer), free(embed), free(final), free(logits), free(ids);
