@@ -144,4 +144,40 @@ static inline bool golden_check(const SafeTensors *st, const char *name, const f
                        numel, atol, rtol, NULL);
 }
 
+/* A demo's --dump against the golden: every tensor of dump that the golden has, looked
+ * up first as "<chapter>.<name>" (what that chapter's demo computes on its own input:
+ * ch04.*, ch05.*, ch06.* in reference/README.md) and else as "<name>", must have the
+ * golden's shape and values. The names found in neither are printed (the test checks
+ * those its own way); *compared (if not NULL) receives how many were compared. */
+static inline bool golden_check_dump(const SafeTensors *dump, const SafeTensors *golden, const char *chapter,
+                                     double atol, double rtol, int *compared) {
+    bool ok = true;
+    int n = 0;
+    for (int i = 0; i < dump->count; i++) {
+        const Tensor *t = &dump->tensors[i];
+        char name[256];
+        snprintf(name, sizeof name, "%s.%s", chapter, t->name);
+        const Tensor *want = st_find(golden, name);
+        if (!want) want = st_find(golden, t->name);
+        if (!want) {
+            printf("--   %s: not in the golden\n", t->name);
+            continue;
+        }
+        char got_shape[64], want_shape[64];
+        golden_dims(dump, t->name, got_shape, sizeof got_shape);
+        golden_dims(golden, want->name, want_shape, sizeof want_shape);
+        if (strcmp(got_shape, want_shape) != 0 || t->dtype != DTYPE_F32) {
+            printf("FAIL %s: shape %s (%s), golden %s has %s\n", t->name, got_shape, dtype_name(t->dtype),
+                   want->name, want_shape);
+            ok = false;
+            continue;
+        }
+        snprintf(name, sizeof name, "%s (golden %s)", t->name, want->name);
+        ok &= compare_f32(name, got_shape, t->data, want->data, t->numel, atol, rtol, NULL);
+        n++;
+    }
+    if (compared) *compared = n;
+    return ok;
+}
+
 #endif
