@@ -157,6 +157,9 @@ int main(void) {
     tcase_add_loop_test(tc, test_vs_golden, GOLDEN_TINY, GOLDEN_SIZES);
     tcase_add_loop_test(tc, test_batch_equals_single, GOLDEN_TINY, GOLDEN_SIZES);
     suite_add_tcase(s, tc);
+    /* Check runs each test in a child process that may end without flushing stdout:
+     * line buffering keeps the comparison lines of a failing test. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);

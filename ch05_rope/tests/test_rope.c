@@ -264,6 +264,9 @@ int main(void) {
     tcase_add_test(tc, test_relative_position);
     tcase_add_test(tc, test_reserve_and_tokens);
     suite_add_tcase(s, tc);
+    /* Check runs each test in a child process that may end without flushing stdout:
+     * line buffering keeps the comparison lines of a failing test. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);

@@ -618,6 +618,9 @@ int main(void) {
     tcase_add_test(tc, test_checkpoint_head_split_mismatch);
     tcase_add_test(tc, test_attn_init_refuses_wrong_shapes);
     suite_add_tcase(s, tc);
+    /* Check runs each test in a child process that may end without flushing stdout:
+     * line buffering keeps the comparison lines of a failing test. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);
