@@ -113,13 +113,16 @@ $(TOOLS): $(BINDIR)%: $(BUILD)/%.o $(LIB)
 $(TESTS) $(BENCHES): $(BUILD)/%: $(BUILD)/%.o $(TESTLIB) $(LIB)
 	$(CC) $(CFLAGS) $< $(TESTLIB) $(LIB) $(CHECK_LIBS) $(LDLIBS) -o $@
 
-# The tiny synthetic checkpoint the numerical tests run on (the goldens in
-# reference/golden/ were computed from exactly these weights).
+# The synthetic checkpoints the numerical tests run on (the goldens in
+# reference/golden/ were computed from exactly these weights): tiny (hidden size 64)
+# and mid (the real layer widths, four layers; ~170 MB, written in under a second).
+# Each is written once per build folder.
 TINY := $(BUILD)/tiny/config.json
-$(TINY): $(BINDIR)ch01_weights/make_synthetic
-	@./$< --size tiny --out $(@D) 2>/dev/null
+MID  := $(BUILD)/mid/config.json
+$(TINY) $(MID): $(BUILD)/%/config.json: $(BINDIR)ch01_weights/make_synthetic
+	@./$< --size $* --out $(@D) 2>/dev/null
 
-test: $(DEMOS) $(TOOLS) $(TESTS) $(REPLAYS) $(TINY)
+test: $(DEMOS) $(TOOLS) $(TESTS) $(REPLAYS) $(TINY) $(MID)
 	@BUILD=$(BUILD) BINDIR=$(BINDIR) sh mk/run-tests.sh $(TESTS) $(REPLAYS) $(SCRIPTS)
 
 # The sanitizer build lives entirely under build-san/ (demos included), so it

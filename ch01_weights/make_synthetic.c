@@ -2,6 +2,7 @@
  *
  *   make synthetic                      (= make_synthetic --size full --out models/Qwen3.5-0.8B-synthetic)
  *   ch01_weights/make_synthetic --size tiny --out /tmp/tiny
+ *   ch01_weights/make_synthetic --size mid --out /tmp/mid
  *
  * See common/workbook/synthetic.h for the layout and how the values are chosen.
  */
@@ -23,13 +24,14 @@ static int positive_arg(const char *flag, const char *text) {
 
 static void usage(FILE *to) {
     fprintf(to,
-            "usage: %s --out DIR [--size full|tiny] [--shards N] [--zeros] [--lm-head]\n"
+            "usage: %s --out DIR [--size full|mid|tiny] [--shards N] [--zeros] [--lm-head]\n"
             "          [--vocab N] [--tokenizer FILE]\n"
             "Writes a random-weight checkpoint in the exact layout of Qwen/Qwen3.5-0.8B:\n"
             "config.json (text_config, rope_parameters), model.safetensors.index.json and\n"
             "model.safetensors-00001-of-00001.safetensors (BF16, A_log and the gated-norm\n"
             "weight in F32, the model.language_model. prefix, vision and mtp stand-ins).\n"
             "  --size full    the real 0.8B shapes (~1.5 GB; the default)\n"
+            "  --size mid     the real layer widths, 4 layers, vocab 3001 (~170 MB; tests)\n"
             "  --size tiny    the same architecture at hidden size 64 (for tests)\n"
             "  --shards N     split the tensors over N shard files\n"
             "  --zeros        all weights zero, stored as holes (shape-only, no disk space)\n"
@@ -70,10 +72,12 @@ int main(int argc, char **argv) {
     if (!out) die("--out DIR is required (see --help)");
     if (strcmp(size, "full") == 0)
         synth_config_full(&o.config);
+    else if (strcmp(size, "mid") == 0)
+        synth_config_mid(&o.config);
     else if (strcmp(size, "tiny") == 0)
         synth_config_tiny(&o.config);
     else
-        die("--size must be full or tiny, not '%s'", size);
+        die("--size must be full, mid or tiny, not '%s'", size);
     if (vocab > 0) o.config.vocab_size = vocab;
     if (o.untied_lm_head) o.config.tie_word_embeddings = false;
 

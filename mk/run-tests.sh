@@ -7,12 +7,14 @@
 # Environment handed to the tests:
 #   BUILD   build folder of this run (build or build-san)
 #   BINDIR  prefix of the demo binaries ("" or "build-san/"), e.g. ${BINDIR}ch07_deltanet/ch07_toy
-#   TINY    the tiny synthetic checkpoint folder ($BUILD/tiny), which the goldens in
-#           reference/golden/ were computed from
+#   TINY    the tiny synthetic checkpoint folder ($BUILD/tiny), which
+#           reference/golden/tiny_forward.safetensors was computed from
+#   MID     the mid-size one ($BUILD/mid: the real layer widths, four layers), which
+#           reference/golden/mid_forward.safetensors was computed from
 # With FAIL_FAST=1 it stops at the first failure (make mutants: one is enough).
 set -u
 export BUILD="${BUILD:-build}" BINDIR="${BINDIR:-}"
-export TINY="${TINY:-$BUILD/tiny}"
+export TINY="${TINY:-$BUILD/tiny}" MID="${MID:-$BUILD/mid}"
 # Keep the tests quick and quiet on a shared 2-core machine.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
 export CK_VERBOSITY="${CK_VERBOSITY:-normal}"

@@ -1,8 +1,10 @@
 /* test_mlp.c — common/mlp: SwiGLU, down(silu(gate(x)) · up(x)).
  *
  *   1. a 2 → 3 → 2 MLP worked by hand;
- *   2. every layer of the tiny checkpoint against the PyTorch reference's golden
- *      (layer.{i}.mlp.gate / up / act / out from layer.{i}.post_norm);
+ *   2. every layer of the tiny and the mid checkpoint (the real 1024 → 3584 → 1024)
+ *      against the PyTorch reference's goldens (layer.{i}.mlp.out from
+ *      layer.{i}.post_norm, and gate / up / act where the golden has them: every
+ *      layer of tiny, layer 0 of mid);
  *   3. T tokens at once give each token exactly what it gets alone (what a
  *      token-by-token decode relies on), with or without a trace.
  */
@@ -72,7 +74,7 @@ static bool compare_golden(const GoldenFixture *f, const char *name, const float
 
 START_TEST(test_vs_golden) {
     GoldenFixture f;
-    golden_fixture_open(&f);
+    golden_fixture_open_size(&f, _i);
     const Config *c = &f.model.ck.config;
     int T = f.T, H = c->hidden_size, I = c->intermediate_size;
     float *y = xmalloc((size_t)T * H * sizeof(float));
@@ -80,6 +82,7 @@ START_TEST(test_vs_golden) {
     mlp_acts_init(&a, &f.model.layers[0].mlp.d, T);
     const float *gate = a.gate, *up = a.up, *act = a.act;
     bool ok = true;
+    int with_intermediates = 0;
     for (int i = 0; i < c->num_hidden_layers; i++) {
         char name[64];
         snprintf(name, sizeof name, "layer.%d.post_norm", i);
@@ -88,16 +91,24 @@ START_TEST(test_vs_golden) {
         /* The golden is float64 math on the same stored weights. Ours sums H = 64
          * (gate, up) or I = 128 (down) float32 products of size ~0.1-1 each: the
          * rounding error is a few 1e-7 relative to the sum of |products| (~1-3),
-         * so 2e-6 absolute; rtol covers the larger values. */
+         * so 2e-6 absolute; rtol covers the larger values. At the real widths (mid:
+         * sums of 1024 and 3584 products, whose |products| add up to ~20) the largest
+         * differences seen are 1.9e-6: 1e-5 leaves a factor of 5, and a mistake (a
+         * missing gate, silu(up) · gate, a wrong row) moves values by 1e-2 and more. */
+        double atol = f.size == GOLDEN_MID ? 1e-5 : 2e-6, atol_out = f.size == GOLDEN_MID ? 1e-5 : 4e-6;
         snprintf(name, sizeof name, "layer.%d.mlp.gate", i);
-        ok &= compare_golden(&f, name, gate, T, I, 2e-6, 1e-5);
-        snprintf(name, sizeof name, "layer.%d.mlp.up", i);
-        ok &= compare_golden(&f, name, up, T, I, 2e-6, 1e-5);
-        snprintf(name, sizeof name, "layer.%d.mlp.act", i);
-        ok &= compare_golden(&f, name, act, T, I, 2e-6, 1e-5);
+        if (golden_has(&f.golden, name)) {
+            ok &= compare_golden(&f, name, gate, T, I, atol, 1e-5);
+            snprintf(name, sizeof name, "layer.%d.mlp.up", i);
+            ok &= compare_golden(&f, name, up, T, I, atol, 1e-5);
+            snprintf(name, sizeof name, "layer.%d.mlp.act", i);
+            ok &= compare_golden(&f, name, act, T, I, atol, 1e-5);
+            with_intermediates++;
+        }
         snprintf(name, sizeof name, "layer.%d.mlp.out", i);
-        ok &= compare_golden(&f, name, y, T, H, 4e-6, 1e-5);
+        ok &= compare_golden(&f, name, y, T, H, atol_out, 1e-5);
     }
+    ck_assert_int_eq(with_intermediates, f.size == GOLDEN_MID ? 1 : c->num_hidden_layers);
     ck_assert(ok);
     (void)I;
     mlp_acts_free(&a);
@@ -111,7 +122,7 @@ END_TEST
  * order of the float32 sums. */
 START_TEST(test_batch_equals_single) {
     GoldenFixture f;
-    golden_fixture_open(&f);
+    golden_fixture_open_size(&f, _i);
     int T = f.T, H = f.model.ck.config.hidden_size;
     const Mlp *w = &f.model.layers[0].mlp;
     const float *x = golden_f32(&f.golden, "layer.0.post_norm", (int64_t)T * H);
@@ -126,9 +137,12 @@ START_TEST(test_batch_equals_single) {
     mlp_acts_init(&fresh, &w->d, T);
     mlp_forward(w, &fresh, x, T, one);
     ck_assert(compare_f32("used vs fresh buffers", shape, all, one, (int64_t)T * H, 0, 0, NULL));
+    /* The readable path sums the products one after another in float32, the kernels
+     * in 16 lanes: over mid's 3584-long rows the two orders differ by up to 5e-6. */
     fresh.reference = true;
     mlp_forward(w, &fresh, x, T, one);
-    ck_assert(compare_f32("reference path vs kernels", shape, one, all, (int64_t)T * H, 1e-6, 1e-5, NULL));
+    ck_assert(compare_f32("reference path vs kernels", shape, one, all, (int64_t)T * H,
+                          f.size == GOLDEN_MID ? 2e-5 : 1e-6, 1e-5, NULL));
     mlp_acts_free(&a), mlp_acts_free(&fresh);
     free(all), free(one);
     golden_fixture_close(&f);
@@ -140,9 +154,12 @@ int main(void) {
     TCase *tc = tcase_create("mlp");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_by_hand);
-    tcase_add_test(tc, test_vs_golden);
-    tcase_add_test(tc, test_batch_equals_single);
+    tcase_add_loop_test(tc, test_vs_golden, GOLDEN_TINY, GOLDEN_SIZES);
+    tcase_add_loop_test(tc, test_batch_equals_single, GOLDEN_TINY, GOLDEN_SIZES);
     suite_add_tcase(s, tc);
+    /* Check runs each test in a child process that may end without flushing stdout:
+     * line buffering keeps the comparison lines of a failing test. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);

@@ -2,13 +2,14 @@
  *
  *   1. a 2-pair RoPE worked by hand at positions 0 and 1;
  *   2. the cos/sin table against the PyTorch reference's golden (rope.cos, rope.sin),
- *      and q/k of the tiny checkpoint's attention layer after q_norm/k_norm + RoPE
- *      against the golden layer.3.self_attn.q / .k;
+ *      and q/k of the attention layer after q_norm/k_norm + RoPE against the golden
+ *      layer.3.self_attn.q / .k, on the tiny checkpoint and on the mid one (the real
+ *      head_dim 256 with 64 rotating dims);
  *   3. the property RoPE exists for: the rotated q·k depends only on the distance;
  *   4. bookkeeping: rope_reserve keeps old rows, the T-token form equals T single calls.
  *
- * The golden comes from reference/qwen35_reference.py (float64) run on the tiny
- * checkpoint that `make test` writes to $TINY.
+ * The goldens come from reference/qwen35_reference.py (float64) run on the tiny and
+ * mid checkpoints that `make test` writes to $TINY and $MID.
  */
 #include <check.h>
 #include <math.h>
@@ -97,7 +98,7 @@ END_TEST
 
 START_TEST(test_tables_vs_golden) {
     GoldenFixture f;
-    golden_fixture_open(&f);
+    golden_fixture_open_size(&f, _i);
     const Config *c = &f.model.ck.config;
     const Tensor *ids = st_find(&f.golden, "ids");
     ck_assert(ids);
@@ -125,12 +126,12 @@ END_TEST
  * double loop (the linear layer is tested elsewhere). */
 START_TEST(test_attention_q_k_vs_golden) {
     GoldenFixture f;
-    golden_fixture_open(&f);
+    golden_fixture_open_size(&f, _i);
     const Config *c = &f.model.ck.config;
     int layer = -1;
     for (int i = 0; i < c->num_hidden_layers && layer < 0; i++)
         if (c->layer_types[i] == LAYER_FULL_ATTENTION) layer = i;
-    ck_assert_msg(layer >= 0, "the tiny checkpoint has no full-attention layer");
+    ck_assert_msg(layer >= 0, "the %s checkpoint has no full-attention layer", f.name);
     const AttentionWeights *aw = &f.model.layers[layer].self_attn.w;
     int T = (int)st_find(&f.golden, "ids")->numel, H = c->hidden_size, d = c->head_dim;
     int Hq = c->num_attention_heads, Hkv = c->num_key_value_heads;
@@ -258,11 +259,14 @@ int main(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_two_pairs_by_hand);
     tcase_add_test(tc, test_full_config_frequencies);
-    tcase_add_test(tc, test_tables_vs_golden);
-    tcase_add_test(tc, test_attention_q_k_vs_golden);
+    tcase_add_loop_test(tc, test_tables_vs_golden, GOLDEN_TINY, GOLDEN_SIZES);
+    tcase_add_loop_test(tc, test_attention_q_k_vs_golden, GOLDEN_TINY, GOLDEN_SIZES);
     tcase_add_test(tc, test_relative_position);
     tcase_add_test(tc, test_reserve_and_tokens);
     suite_add_tcase(s, tc);
+    /* Check runs each test in a child process that may end without flushing stdout:
+     * line buffering keeps the comparison lines of a failing test. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);

@@ -9,9 +9,11 @@
  *   - every intermediate of the layer against the PyTorch reference
  *     (reference/golden/tiny_forward.safetensors, float64 math on the tiny checkpoint
  *     in $TINY, which has 2 key heads and 4 value heads), for all three DeltaNet
- *     layers and for a 33-token run;
+ *     layers and for a 33-token run; and at the real widths
+ *     (reference/golden/mid_forward.safetensors on the mid checkpoint in $MID):
+ *     every intermediate of layer 0, the outputs of layers 1 and 2;
  *   - reading a text token by token (conv state + tables) equals one pass, and so
- *     does handing the state over between two halves.
+ *     does handing the state over between two halves (both checkpoints).
  */
 #include <check.h>
 #include <math.h>
@@ -267,16 +269,29 @@ END_TEST
 
 /* ---- against the PyTorch reference ---------------------------------------------- */
 
-/* The goldens and the tiny checkpoint they came from (common/tests/golden_fixture.h). */
-static GoldenFixture fx;
+/* The goldens and the checkpoints they came from (common/tests/golden_fixture.h):
+ * fx[GOLDEN_TINY] (hidden 64, 2 key / 4 value heads of 16) and fx[GOLDEN_MID] (the real
+ * widths: hidden 1024, 16 + 16 heads of 128, a 6144-channel convolution, i.e. twelve
+ * of the kernel's 512-channel blocks, each with its own taps). The loop tests below run
+ * once per checkpoint, _i being the GoldenSize. */
+static GoldenFixture fx[GOLDEN_SIZES];
 
-static void open_all(void) { golden_fixture_open(&fx); }
-static void close_all(void) { golden_fixture_close(&fx); }
+static void open_all(void) {
+    for (int s = 0; s < GOLDEN_SIZES; s++) golden_fixture_open_size(&fx[s], s);
+}
+static void close_all(void) {
+    for (int s = 0; s < GOLDEN_SIZES; s++) golden_fixture_close(&fx[s]);
+}
 
 /* A golden tensor as float32, with its element count checked. */
-static const float *gold(const char *name, int64_t numel) { return golden_f32(&fx.golden, name, numel); }
+static const float *gold(const GoldenFixture *f, const char *name, int64_t numel) {
+    return golden_f32(&f->golden, name, numel);
+}
 
-static int64_t gold_rows(const char *name) { return golden_rows(&fx.golden, name); }
+static int64_t gold_rows(const GoldenFixture *f, const char *name) { return golden_rows(&f->golden, name); }
+
+/* The text the state tests read: tiny's 33-token run (long.*), mid's 7 tokens. */
+static const char *run_prefix(const GoldenFixture *f) { return f->size == GOLDEN_MID ? "" : "long."; }
 
 /* Key-head tensor [T, n_k, dk] as the reference stores it, [T, n_v, dk]. */
 static float *repeat_heads(const DeltaNetDims *d, const float *x, int T) {
@@ -285,11 +300,11 @@ static float *repeat_heads(const DeltaNetDims *d, const float *x, int T) {
     return y;
 }
 
-static bool check(const char *prefix, const char *what, const float *got, int64_t n, double atol,
-                  double rtol) {
+static bool check(const GoldenFixture *f, const char *prefix, const char *what, const float *got, int64_t n,
+                  double atol, double rtol) {
     char name[128];
     snprintf(name, sizeof name, "%s.%s", prefix, what);
-    return golden_check(&fx.golden, name, got, n, atol, rtol);
+    return golden_check(&f->golden, name, got, n, atol, rtol);
 }
 
 /* Tolerances. The reference computes in float64 from the same BF16/F32 weights, the
@@ -301,18 +316,29 @@ static bool check(const char *prefix, const char *what, const float *got, int64_
  * own. atol 1e-5 + rtol 1e-5 leaves a factor of 4 or more above that, and is still
  * 1000 times smaller than what a real mistake does (a wrong head, a missing
  * sqrt(dk), a step out of order, e^g instead of g: 1e-2 and more). Relative
- * differences near zero (up to 1e-3 on values of 1e-4) are covered by atol. */
-#define ATOL 1e-5
-#define RTOL 1e-5
+ * differences near zero (up to 1e-3 on values of 1e-4) are covered by atol.
+ *
+ * At the real widths (mid) the projections sum 1024 (in_proj_*) and 2048 (out_proj)
+ * products instead of 64, so float32's rounding grows (~sqrt(16) to sqrt(32) times);
+ * the largest differences seen there are 4.8e-6 (normed) and 1.1e-6 (out). MID_ATOL
+ * keeps a factor of 4, and a mistake still lands 500 times beyond it: a block of the
+ * convolution with another block's taps moves layer 0's output by ~1. */
+#define ATOL     1e-5
+#define RTOL     1e-5
+#define MID_ATOL 2e-5
 
-static void check_layer(int layer, const char *prefix_in, int T, bool all) {
-    const DeltaNet *dn = &fx.model.layers[layer].linear_attn;
+/* What a golden holds of a layer: only its output (mid's layers 1 and 2), the output
+ * with the delta rule's read-out and final tables (tiny's 33-token run), everything. */
+typedef enum { DN_OUT, DN_CORE_STATE_OUT, DN_ALL } DnGolden;
+
+static void check_layer(const GoldenFixture *f, int layer, const char *prefix_in, int T, DnGolden what) {
+    const DeltaNet *dn = &f->model.layers[layer].linear_attn;
     const DeltaNetDims *d = &dn->d;
     char pre[64], name[96];
     snprintf(pre, sizeof pre, "%slayer.%d.linear_attn", prefix_in, layer);
     snprintf(name, sizeof name, "%slayer.%d.input_norm", prefix_in, layer);
-    ck_assert_int_eq(gold_rows(name), T);
-    const float *x = gold(name, (int64_t)T * d->hidden);
+    ck_assert_int_eq(gold_rows(f, name), T);
+    const float *x = gold(f, name, (int64_t)T * d->hidden);
 
     DeltaNetActs a;
     DeltaNetState st;
@@ -321,25 +347,28 @@ static void check_layer(int layer, const char *prefix_in, int T, bool all) {
     float *y = xmalloc(sizeof(float) * T * d->hidden);
     dn_forward(dn, &a, &st, x, T, y);
 
+    double atol = f->size == GOLDEN_MID ? MID_ATOL : ATOL;
     bool ok = true;
-    if (all) {
+    if (what == DN_ALL) {
         float *q = repeat_heads(d, a.q, T), *k = repeat_heads(d, a.k, T);
-        ok &= check(pre, "qkv", a.qkv, (int64_t)T * d->conv_dim, ATOL, RTOL);
-        ok &= check(pre, "conv", a.conv, (int64_t)T * d->conv_dim, ATOL, RTOL);
-        ok &= check(pre, "q", q, (int64_t)T * d->n_v * d->dk, ATOL, RTOL);
-        ok &= check(pre, "k", k, (int64_t)T * d->n_v * d->dk, ATOL, RTOL);
-        ok &= check(pre, "v", a.v, (int64_t)T * d->value_dim, ATOL, RTOL);
-        ok &= check(pre, "beta", a.beta, (int64_t)T * d->n_v, ATOL, RTOL);
-        ok &= check(pre, "g", a.g, (int64_t)T * d->n_v, ATOL, RTOL);
-        ok &= check(pre, "z", a.z, (int64_t)T * d->value_dim, ATOL, RTOL);
-        ok &= check(pre, "normed", a.normed, (int64_t)T * d->value_dim, ATOL, RTOL);
+        ok &= check(f, pre, "qkv", a.qkv, (int64_t)T * d->conv_dim, atol, RTOL);
+        ok &= check(f, pre, "conv", a.conv, (int64_t)T * d->conv_dim, atol, RTOL);
+        ok &= check(f, pre, "q", q, (int64_t)T * d->n_v * d->dk, atol, RTOL);
+        ok &= check(f, pre, "k", k, (int64_t)T * d->n_v * d->dk, atol, RTOL);
+        ok &= check(f, pre, "v", a.v, (int64_t)T * d->value_dim, atol, RTOL);
+        ok &= check(f, pre, "beta", a.beta, (int64_t)T * d->n_v, atol, RTOL);
+        ok &= check(f, pre, "g", a.g, (int64_t)T * d->n_v, atol, RTOL);
+        ok &= check(f, pre, "z", a.z, (int64_t)T * d->value_dim, atol, RTOL);
+        ok &= check(f, pre, "normed", a.normed, (int64_t)T * d->value_dim, atol, RTOL);
         free(q), free(k);
     }
-    ok &= check(pre, "core", a.core, (int64_t)T * d->value_dim, ATOL, RTOL);
-    ok &= check(pre, "state", st.S, (int64_t)d->n_v * d->dk * d->dv, ATOL, RTOL);
-    ok &= check(pre, "out", y, (int64_t)T * d->hidden, ATOL, RTOL);
+    if (what != DN_OUT) {
+        ok &= check(f, pre, "core", a.core, (int64_t)T * d->value_dim, atol, RTOL);
+        ok &= check(f, pre, "state", st.S, (int64_t)d->n_v * d->dk * d->dv, atol, RTOL);
+    }
+    ok &= check(f, pre, "out", y, (int64_t)T * d->hidden, atol, RTOL);
     ck_assert_int_eq(st.n_tokens, T);
-    ck_assert_msg(ok, "%s differs from the PyTorch reference (see the lines above)", pre);
+    ck_assert_msg(ok, "%s (%s) differs from the PyTorch reference (see the lines above)", pre, f->name);
 
     free(y);
     dn_acts_free(&a);
@@ -347,29 +376,35 @@ static void check_layer(int layer, const char *prefix_in, int T, bool all) {
 }
 
 START_TEST(golden_layers) {
-    /* The tiny model's layers 0, 1, 2 are DeltaNet layers (LLLF). */
-    int T = (int)gold_rows("ids");
+    /* Layers 0, 1, 2 are DeltaNet layers (LLLF): every intermediate of each in tiny;
+     * in mid every intermediate of layer 0 and the outputs of layers 1 and 2. */
+    const GoldenFixture *f = &fx[_i];
+    int T = (int)gold_rows(f, "ids");
     for (int layer = 0; layer < 3; layer++) {
-        ck_assert(fx.model.layers[layer].type == LAYER_LINEAR_ATTENTION);
-        check_layer(layer, "", T, true);
+        ck_assert(f->model.layers[layer].type == LAYER_LINEAR_ATTENTION);
+        check_layer(f, layer, "", T, f->size == GOLDEN_MID && layer > 0 ? DN_OUT : DN_ALL);
     }
 }
 END_TEST
 
-START_TEST(golden_long) { check_layer(0, "long.", (int)gold_rows("long.ids"), false); }
+START_TEST(golden_long) {
+    const GoldenFixture *f = &fx[GOLDEN_TINY];
+    check_layer(f, 0, "long.", (int)gold_rows(f, "long.ids"), DN_CORE_STATE_OUT);
+}
 END_TEST
 
 /* The layer's input, as the demo builds it: embedding rows, then input_layernorm. */
 START_TEST(golden_input) {
-    int T = (int)gold_rows("ids"), H = fx.model.ck.config.hidden_size;
-    const float *ids = gold("ids", T);
+    const GoldenFixture *f = &fx[_i];
+    int T = (int)gold_rows(f, "ids"), H = f->model.ck.config.hidden_size;
+    const float *ids = gold(f, "ids", T);
     float *x = xmalloc(sizeof(float) * T * H);
     for (int t = 0; t < T; t++)
-        tensor_read_f32(fx.model.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
-    rmsnorm(x, x, T, H, fx.model.layers[0].input_layernorm, (float)fx.model.ck.config.rms_norm_eps);
+        tensor_read_f32(f->model.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
+    rmsnorm(x, x, T, H, f->model.layers[0].input_layernorm, (float)f->model.ck.config.rms_norm_eps);
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", T, H);
-    ck_assert(compare_f32("layer.0.input_norm", shape, x, gold("layer.0.input_norm", (int64_t)T * H),
+    ck_assert(compare_f32("layer.0.input_norm", shape, x, gold(f, "layer.0.input_norm", (int64_t)T * H),
                           (int64_t)T * H, ATOL, RTOL, NULL));
     free(x);
 }
@@ -377,9 +412,9 @@ END_TEST
 
 /* ---- state: token by token, and two halves -------------------------------------- */
 
-/* The 33-token input through layer 0 in pieces of the given lengths, the state
- * carried from each piece to the next; returns the outputs [T, hidden] and leaves
- * the final state in st. */
+/* The run's input through layer 0 in pieces of the given lengths, the state carried
+ * from each piece to the next; returns the outputs [T, hidden] and leaves the final
+ * state in st. */
 static float *run_in_pieces(const DeltaNet *dn, const float *x, int T, const int *lens, int n_pieces,
                             DeltaNetState *st) {
     const DeltaNetDims *d = &dn->d;
@@ -413,10 +448,28 @@ static void compare_runs(const DeltaNet *dn, int T, const float *y1, const Delta
         compare_f32(name, NULL, s2->conv, s1->conv, (int64_t)(d->kernel - 1) * d->conv_dim, 0, 0, NULL));
 }
 
+/* Layer 0, the run's length T and its input [T, hidden] (golden {prefix}layer.0.input_norm). */
+static const float *run_input(const GoldenFixture *f, DeltaNet *dn, int *T) {
+    char name[96];
+    *dn = f->model.layers[0].linear_attn;
+    snprintf(name, sizeof name, "%sids", run_prefix(f));
+    *T = (int)gold_rows(f, name);
+    snprintf(name, sizeof name, "%slayer.0.input_norm", run_prefix(f));
+    return gold(f, name, (int64_t)*T * dn->d.hidden);
+}
+
+/* The run's output of layer 0 in the golden, [T, hidden]. */
+static const float *run_output(const GoldenFixture *f, int T, int hidden) {
+    char name[96];
+    snprintf(name, sizeof name, "%slayer.0.linear_attn.out", run_prefix(f));
+    return gold(f, name, (int64_t)T * hidden);
+}
+
 START_TEST(token_by_token_equals_full_pass) {
-    const DeltaNet dn = fx.model.layers[0].linear_attn;
-    int T = (int)gold_rows("long.ids");
-    const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
+    const GoldenFixture *f = &fx[_i];
+    DeltaNet dn;
+    int T;
+    const float *x = run_input(f, &dn, &T);
     DeltaNetState full, step;
     dn_state_init(&full, &dn.d);
     dn_state_init(&step, &dn.d);
@@ -426,18 +479,18 @@ START_TEST(token_by_token_equals_full_pass) {
     float *y2 = run_in_pieces(&dn, x, T, ones, T, &step);
     compare_runs(&dn, T, y1, &full, y2, &step, "token by token vs one pass");
     /* And the one pass is the reference's. */
-    ck_assert(compare_f32("one pass vs reference", NULL, y1,
-                          gold("long.layer.0.linear_attn.out", (int64_t)T * dn.d.hidden),
-                          (int64_t)T * dn.d.hidden, ATOL, RTOL, NULL));
+    ck_assert(compare_f32("one pass vs reference", NULL, y1, run_output(f, T, dn.d.hidden),
+                          (int64_t)T * dn.d.hidden, f->size == GOLDEN_MID ? MID_ATOL : ATOL, RTOL, NULL));
     free(ones), free(y1), free(y2);
     dn_state_free(&full), dn_state_free(&step);
 }
 END_TEST
 
 START_TEST(two_halves_equal_one_pass) {
-    const DeltaNet dn = fx.model.layers[0].linear_attn;
-    int T = (int)gold_rows("long.ids");
-    const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
+    const GoldenFixture *f = &fx[_i];
+    DeltaNet dn;
+    int T;
+    const float *x = run_input(f, &dn, &T);
     int whole[1] = {T};
     /* Halves of every split, including pieces shorter than the conv history (1, 2)
      * where the new history still has rows of the old one. */
@@ -446,6 +499,7 @@ START_TEST(two_halves_equal_one_pass) {
     dn_state_init(&one, &dn.d);
     float *y1 = run_in_pieces(&dn, x, T, whole, 1, &one);
     for (size_t i = 0; i < ARRAY_LEN(splits); i++) {
+        if (splits[i] >= T) continue; /* 16 of mid's 7 tokens */
         int halves[2] = {splits[i], T - splits[i]};
         DeltaNetState two;
         dn_state_init(&two, &dn.d);
@@ -470,9 +524,12 @@ END_TEST
 /* A reset state starts from nothing: the same bits as a new state, twice, and the
  * reference's numbers; the buffers of the earlier call change nothing. */
 START_TEST(reset_state_is_a_fresh_start) {
-    const DeltaNet dn = fx.model.layers[0].linear_attn;
-    int T = (int)gold_rows("long.ids");
-    const float *x = gold("long.layer.0.input_norm", (int64_t)T * dn.d.hidden);
+    const GoldenFixture *f = &fx[_i];
+    DeltaNet dn;
+    int T;
+    const float *x = run_input(f, &dn, &T);
+    const float *want = run_output(f, T, dn.d.hidden);
+    double atol = f->size == GOLDEN_MID ? MID_ATOL : ATOL;
     float *y1 = xmalloc(sizeof(float) * T * dn.d.hidden), *y2 = xmalloc(sizeof(float) * T * dn.d.hidden);
     DeltaNetActs a;
     DeltaNetState st;
@@ -482,19 +539,19 @@ START_TEST(reset_state_is_a_fresh_start) {
     dn_state_reset(&st, &dn.d);
     dn_forward(&dn, &a, &st, x, T, y2);
     ck_assert(memcmp(y1, y2, sizeof(float) * T * dn.d.hidden) == 0);
-    ck_assert(compare_f32("fresh pass vs reference", NULL, y1,
-                          gold("long.layer.0.linear_attn.out", (int64_t)T * dn.d.hidden),
-                          (int64_t)T * dn.d.hidden, ATOL, RTOL, NULL));
+    ck_assert(
+        compare_f32("fresh pass vs reference", NULL, y1, want, (int64_t)T * dn.d.hidden, atol, RTOL, NULL));
     /* The readable path (linear_ref, causal_conv_silu_ref, delta_rule_ref,
      * gated_rmsnorm): the reference's numbers as well, within the same tolerance. */
     a.reference = true;
     dn_state_reset(&st, &dn.d);
     dn_forward(&dn, &a, &st, x, T, y2);
-    ck_assert(compare_f32("reference path vs reference", NULL, y2,
-                          gold("long.layer.0.linear_attn.out", (int64_t)T * dn.d.hidden),
-                          (int64_t)T * dn.d.hidden, ATOL, RTOL, NULL));
-    ck_assert(
-        compare_f32("reference path vs kernels", NULL, y2, y1, (int64_t)T * dn.d.hidden, 1e-6, 1e-5, NULL));
+    ck_assert(compare_f32("reference path vs reference", NULL, y2, want, (int64_t)T * dn.d.hidden, atol, RTOL,
+                          NULL));
+    /* the readable linear_ref sums one product after another in float32, the kernels
+     * in 16 lanes: over mid's rows of 1024 and 2048 the orders differ by up to 4e-6 */
+    ck_assert(compare_f32("reference path vs kernels", NULL, y2, y1, (int64_t)T * dn.d.hidden,
+                          f->size == GOLDEN_MID ? 2e-5 : 1e-6, 1e-5, NULL));
     dn_acts_free(&a);
     dn_state_free(&st);
     free(y1), free(y2);
@@ -514,12 +571,12 @@ int main(void) {
     TCase *ref = tcase_create("reference");
     tcase_add_unchecked_fixture(ref, open_all, close_all);
     tcase_set_timeout(ref, 120);
-    tcase_add_test(ref, golden_input);
-    tcase_add_test(ref, golden_layers);
+    tcase_add_loop_test(ref, golden_input, GOLDEN_TINY, GOLDEN_SIZES);
+    tcase_add_loop_test(ref, golden_layers, GOLDEN_TINY, GOLDEN_SIZES);
     tcase_add_test(ref, golden_long);
-    tcase_add_test(ref, token_by_token_equals_full_pass);
-    tcase_add_test(ref, two_halves_equal_one_pass);
-    tcase_add_test(ref, reset_state_is_a_fresh_start);
+    tcase_add_loop_test(ref, token_by_token_equals_full_pass, GOLDEN_TINY, GOLDEN_SIZES);
+    tcase_add_loop_test(ref, two_halves_equal_one_pass, GOLDEN_TINY, GOLDEN_SIZES);
+    tcase_add_loop_test(ref, reset_state_is_a_fresh_start, GOLDEN_TINY, GOLDEN_SIZES);
     suite_add_tcase(s, ref);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

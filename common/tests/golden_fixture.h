@@ -1,13 +1,23 @@
-/* golden_fixture.h — for the Check tests only: the PyTorch goldens and the tiny
- * checkpoint they were computed from.
+/* golden_fixture.h — for the Check tests only: the PyTorch goldens and the synthetic
+ * checkpoints they were computed from.
  *
- * reference/qwen35_reference.py ran the tiny synthetic checkpoint (which `make test`
- * writes to $TINY, default build/tiny) in float64 and stored every intermediate in
- * reference/golden/tiny_forward.safetensors. A numerical test opens both, feeds a
- * C part the golden input and compares its output with the golden output:
+ * reference/qwen35_reference.py ran each synthetic checkpoint in float64 and stored
+ * its intermediates:
+ *
+ *   tiny  reference/golden/tiny_forward.safetensors from $TINY (default build/tiny):
+ *         hidden size 64; every intermediate of every layer, a 33-token run of layer
+ *         0's DeltaNet (long.*), what the chapter 3–6 demos compute (chNN.*)
+ *   mid   reference/golden/mid_forward.safetensors from $MID (default build/mid):
+ *         the real layer widths, four layers; every layer's norms, mixer and MLP
+ *         outputs and residual stream, every intermediate of layer 0 (DeltaNet and
+ *         MLP) and of layer 3's attention
+ *
+ * and, for both, the logits and greedy continuations (reference/README.md lists the
+ * names). `make test` writes both checkpoints. A numerical test opens one, feeds a C
+ * part the golden input and compares its output with the golden output:
  *
  *     GoldenFixture f;
- *     golden_fixture_open(&f);
+ *     golden_fixture_open(&f);                    (or golden_fixture_open_size(&f, GOLDEN_MID))
  *     const float *x = golden_f32(&f.golden, "layer.0.input_norm", (int64_t)f.T * H);
  *     ...
  *     ck_assert(golden_check(&f.golden, "layer.0.mlp.out", y, (int64_t)f.T * H, 1e-5, 1e-4));
@@ -35,12 +45,18 @@
 #ifndef REPO_ROOT
 #define REPO_ROOT "."
 #endif
-#define GOLDEN_PATH REPO_ROOT "/reference/golden/tiny_forward.safetensors"
+#define GOLDEN_PATH     REPO_ROOT "/reference/golden/tiny_forward.safetensors"
+#define GOLDEN_MID_PATH REPO_ROOT "/reference/golden/mid_forward.safetensors"
+
+/* Which checkpoint: a loop test's _i can be one (tcase_add_loop_test(tc, t, 0, GOLDEN_SIZES)). */
+typedef enum { GOLDEN_TINY, GOLDEN_MID, GOLDEN_SIZES } GoldenSize;
 
 typedef struct {
     SafeTensors golden; /* every intermediate of the reference run */
     Model model;        /* the weights it ran on */
     int T;              /* tokens of the reference run (golden "ids") */
+    GoldenSize size;
+    const char *name; /* "tiny" or "mid", for report lines */
 } GoldenFixture;
 
 /* The tiny checkpoint's folder: $TINY, else build/tiny. */
@@ -49,26 +65,41 @@ static inline const char *golden_tiny_dir(void) {
     return tiny && *tiny ? tiny : "build/tiny";
 }
 
-/* The golden file alone (tests that write a checkpoint of their own). */
+/* The mid checkpoint's folder: $MID, else build/mid. */
+static inline const char *golden_mid_dir(void) {
+    const char *mid = getenv("MID");
+    return mid && *mid ? mid : "build/mid";
+}
+
+/* The tiny golden file alone (tests that write a checkpoint of their own). */
 static inline void golden_open(SafeTensors *g) {
     Error err;
     ck_assert_msg(st_open(g, GOLDEN_PATH, &err), "%s", err.msg);
 }
 
-static inline void golden_fixture_open(GoldenFixture *f) {
+static inline void golden_fixture_open_size(GoldenFixture *f, GoldenSize size) {
     Error err;
-    golden_open(&f->golden);
-    ck_assert_msg(model_open(&f->model, golden_tiny_dir(), &err),
-                  "%s (the tiny checkpoint is written by `make test`)", err.msg);
+    bool mid = size == GOLDEN_MID;
+    f->size = size;
+    f->name = mid ? "mid" : "tiny";
+    ck_assert_msg(st_open(&f->golden, mid ? GOLDEN_MID_PATH : GOLDEN_PATH, &err), "%s", err.msg);
+    ck_assert_msg(model_open(&f->model, mid ? golden_mid_dir() : golden_tiny_dir(), &err),
+                  "%s (the %s checkpoint is written by `make test`)", err.msg, f->name);
     const Tensor *ids = st_find(&f->golden, "ids");
-    ck_assert_msg(ids, "%s: no tensor ids", GOLDEN_PATH);
+    ck_assert_msg(ids, "%s: no tensor ids", f->golden.path);
     f->T = (int)ids->numel;
+    printf("-- the %s checkpoint (%s) and %s\n", f->name, f->model.ck.dir, f->golden.path);
 }
+
+static inline void golden_fixture_open(GoldenFixture *f) { golden_fixture_open_size(f, GOLDEN_TINY); }
 
 static inline void golden_fixture_close(GoldenFixture *f) {
     st_close(&f->golden);
     model_close(&f->model);
 }
+
+/* Whether the golden of st has a tensor `name` (the mid golden keeps fewer). */
+static inline bool golden_has(const SafeTensors *st, const char *name) { return st_find(st, name) != NULL; }
 
 /* The float32 tensor `name` of st, its values in place; numel (when ≥ 0) is checked. */
 static inline const float *golden_f32(const SafeTensors *st, const char *name, int64_t numel) {
@@ -111,6 +142,42 @@ static inline bool golden_check(const SafeTensors *st, const char *name, const f
     char shape[64];
     return compare_f32(name, golden_dims(st, name, shape, sizeof shape), got, golden_f32(st, name, numel),
                        numel, atol, rtol, NULL);
+}
+
+/* A demo's --dump against the golden: every tensor of dump that the golden has, looked
+ * up first as "<chapter>.<name>" (what that chapter's demo computes on its own input:
+ * ch04.*, ch05.*, ch06.* in reference/README.md) and else as "<name>", must have the
+ * golden's shape and values. The names found in neither are printed (the test checks
+ * those its own way); *compared (if not NULL) receives how many were compared. */
+static inline bool golden_check_dump(const SafeTensors *dump, const SafeTensors *golden, const char *chapter,
+                                     double atol, double rtol, int *compared) {
+    bool ok = true;
+    int n = 0;
+    for (int i = 0; i < dump->count; i++) {
+        const Tensor *t = &dump->tensors[i];
+        char name[256];
+        snprintf(name, sizeof name, "%s.%s", chapter, t->name);
+        const Tensor *want = st_find(golden, name);
+        if (!want) want = st_find(golden, t->name);
+        if (!want) {
+            printf("--   %s: not in the golden\n", t->name);
+            continue;
+        }
+        char got_shape[64], want_shape[64];
+        golden_dims(dump, t->name, got_shape, sizeof got_shape);
+        golden_dims(golden, want->name, want_shape, sizeof want_shape);
+        if (strcmp(got_shape, want_shape) != 0 || t->dtype != DTYPE_F32) {
+            printf("FAIL %s: shape %s (%s), golden %s has %s\n", t->name, got_shape, dtype_name(t->dtype),
+                   want->name, want_shape);
+            ok = false;
+            continue;
+        }
+        snprintf(name, sizeof name, "%s (golden %s)", t->name, want->name);
+        ok &= compare_f32(name, got_shape, t->data, want->data, t->numel, atol, rtol, NULL);
+        n++;
+    }
+    if (compared) *compared = n;
+    return ok;
 }
 
 #endif

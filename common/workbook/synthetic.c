@@ -54,6 +54,12 @@ void synth_config_tiny(Config *c) {
     c->linear_value_head_dim = 16;
 }
 
+void synth_config_mid(Config *c) {
+    synth_config_full(c);
+    c->vocab_size = 3001;
+    c->num_hidden_layers = 4; /* L L L F */
+}
+
 /* ---- deterministic values ---------------------------------------------------- */
 
 /* How one tensor's values are drawn: uniform in offset ± scale, or log-spaced. */

@@ -18,9 +18,11 @@
  *   conv1d                    uniform in ±sqrt(3 / kernel)
  *   embedding                 uniform in ±1
  *
- * Two sizes: "full" has the real 0.8B shapes (~1.5 GB, written tensor by tensor);
+ * Three sizes: "full" has the real 0.8B shapes (~1.5 GB, written tensor by tensor);
  * "tiny" keeps the architecture (LLLF, gated attention, more value heads than key
- * heads) at hidden size 64, for tests and goldens.
+ * heads) at hidden size 64, for tests and goldens; "mid" has every per-layer width of
+ * the real model but only four layers (LLLF) and a small vocabulary (~170 MB), so the
+ * tests hold each layer to the reference at the real sizes, with real weights.
  */
 #ifndef SYNTHETIC_H
 #define SYNTHETIC_H
@@ -43,6 +45,10 @@ void synth_config_full(Config *c);
 /* The same architecture, small: hidden 64, 4 layers LLLF, 4/2 attention heads of 32,
  * 2 key / 4 value DeltaNet heads of 16, vocab 1024. */
 void synth_config_tiny(Config *c);
+/* The real layer widths (hidden 1024, MLP 3584, 16 + 16 DeltaNet heads of 128 and a
+ * 6144-channel convolution, 8/2 attention heads of 256 with 64 rotating dims), 4
+ * layers LLLF, vocab 3001 (not a multiple of any row tile of the linear kernels). */
+void synth_config_mid(Config *c);
 
 /* Writes config.json, generation_config.json, the index and the shard(s) into dir
  * (created if needed). */
