@@ -29,7 +29,15 @@ static GoldenFixture fx;
 static void open_all(void) { golden_fixture_open(&fx); }
 static void close_all(void) { golden_fixture_close(&fx); }
 
-/* The golden token ids as ints ([T]). */
+/* The golden token ids of f as ints ([f->T]). */
+static int *golden_ids_of(const GoldenFixture *f) {
+    const float *v = golden_f32(&f->golden, "ids", f->T);
+    int *ids = xmalloc(sizeof(int) * (size_t)f->T);
+    for (int t = 0; t < f->T; t++) ids[t] = (int)v[t];
+    return ids;
+}
+
+/* The tiny golden token ids as ints ([T]). */
 static int *golden_ids(int *T) {
     *T = fx.T;
     const float *f = golden_f32(&fx.golden, "ids", fx.T);
@@ -64,15 +72,20 @@ static float *logits_in_pieces(const int *ids, const int *lens, int n_pieces, in
 /* Tolerances. The reference runs the same stored weights in float64; the C model in
  * float32. Each layer adds a few float32 roundings per element on values of size ~1
  * (the residual stream grows to RMS ~1-3 over the 4 layers), so the differences
- * grow from ~1e-7 after the embedding (exact: BF16 to float32 loses nothing) to a
- * few 1e-6 after layer 3; 2e-5 + 1e-4 relative leaves room and is still 1000 times
- * below what a real mistake does (a missing 1 + in a norm, a wrong head, a skipped
- * residual: 1e-2 and more). The logits are 64-term dot products of those: 1e-4. */
+ * grow from 0 after the embedding (exact: BF16 to float32 loses nothing) to a few
+ * 1e-6 after layer 3, on the tiny model and at the real widths of the mid one alike
+ * (largest seen: 2.5e-6 and 4.8e-6); 2e-5 + 1e-4 relative leaves room and is still
+ * 1000 times below what a real mistake does (a missing 1 + in a norm, a wrong head,
+ * a skipped residual: 1e-2 and more). The logits are dot products of those with the
+ * embedding rows: sums of 64 (tiny) or 1024 (mid) products, on values up to ~100
+ * for mid, so 1e-4 absolute plus 1e-4 relative. */
 START_TEST(layers_match_reference) {
-    const Model *m = &fx.model;
+    GoldenFixture f;
+    golden_fixture_open_size(&f, (GoldenSize)_i);
+    const Model *m = &f.model;
     const Config *c = &m->ck.config;
-    int T, H = c->hidden_size, V = c->vocab_size, L = c->num_hidden_layers;
-    int *ids = golden_ids(&T);
+    int T = f.T, H = c->hidden_size, V = c->vocab_size, L = c->num_hidden_layers;
+    int *ids = golden_ids_of(&f);
     float *embed = xmalloc(sizeof(float) * (size_t)T * H), *final = xmalloc(sizeof(float) * (size_t)T * H);
     float *logits = xmalloc(sizeof(float) * (size_t)T * V), **layer = xcalloc((size_t)L, sizeof *layer);
     for (int i = 0; i < L; i++) layer[i] = xmalloc(sizeof(float) * (size_t)T * H);
@@ -82,15 +95,15 @@ START_TEST(layers_match_reference) {
     Error err;
     ck_assert_msg(model_forward(m, &s, ids, T, &tr, &err), "%s", err.msg);
 
-    bool ok = golden_check(&fx.golden, "embed", embed, (int64_t)T * H, 0, 0);
+    bool ok = golden_check(&f.golden, "embed", embed, (int64_t)T * H, 0, 0);
     for (int i = 0; i < L; i++) {
         char name[32];
         snprintf(name, sizeof name, "layer.%d", i);
-        ok &= golden_check(&fx.golden, name, layer[i], (int64_t)T * H, 2e-5, 1e-4);
+        ok &= golden_check(&f.golden, name, layer[i], (int64_t)T * H, 2e-5, 1e-4);
     }
-    ok &= golden_check(&fx.golden, "final_norm", final, (int64_t)T * H, 2e-5, 1e-4);
-    ok &= golden_check(&fx.golden, "logits", logits, (int64_t)T * V, 1e-4, 1e-4);
-    ck_assert_msg(ok, "the model differs from the PyTorch reference (see the lines above)");
+    ok &= golden_check(&f.golden, "final_norm", final, (int64_t)T * H, 2e-5, 1e-4);
+    ok &= golden_check(&f.golden, "logits", logits, (int64_t)T * V, 1e-4, 1e-4);
+    ck_assert_msg(ok, "the %s model differs from the PyTorch reference (see the lines above)", f.name);
     /* the last row is what generation reads */
     ck_assert(memcmp(s.logits, logits + (size_t)(T - 1) * V, sizeof(float) * V) == 0);
     ck_assert_int_eq(s.pos, T);
@@ -101,13 +114,77 @@ START_TEST(layers_match_reference) {
     ck_assert_msg(model_forward(m, &plain, ids, T, NULL, &err), "%s", err.msg);
     ck_assert(compare_f32("last logits without a trace", NULL, plain.logits, logits + (size_t)(T - 1) * V, V,
                           0, 0, NULL));
-    const float *want = golden_f32(&fx.golden, "logits", (int64_t)T * V) + (size_t)(T - 1) * V;
+    const float *want = golden_f32(&f.golden, "logits", (int64_t)T * V) + (size_t)(T - 1) * V;
     ck_assert(compare_f32("last logits vs reference", NULL, plain.logits, want, V, 1e-4, 1e-4, NULL));
     run_free(&plain);
 
     for (int i = 0; i < L; i++) free(layer[i]);
     free(layer), free(embed), free(final), free(logits), free(ids);
     run_free(&s);
+    golden_fixture_close(&f);
+}
+END_TEST
+
+/* Greedy continuations against the reference's: for each of its prompts, 16 tokens
+ * generated one at a time (the state carried from token to token), every step's
+ * logits within the tolerance above and every chosen token the reference's. The
+ * reference recorded the margin between the best two logits at every step (0.1 and
+ * more: 500 times what the tolerance lets two logits move together), so float32
+ * cannot flip a choice; a step whose margin fell below 0.01 would prove nothing and
+ * fails the test instead. */
+START_TEST(greedy_matches_reference) {
+    GoldenFixture f;
+    golden_fixture_open_size(&f, (GoldenSize)_i);
+    const Model *m = &f.model;
+    int V = m->ck.config.vocab_size;
+    Sampler greedy;
+    sampler_init(&greedy, V, 0, 0, 1, 0);
+    int runs = 0;
+    for (int k = 0;; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "greedy.%d.prompt", k);
+        if (!st_find(&f.golden, name)) break;
+        int n = (int)golden_rows(&f.golden, name), steps;
+        const float *pf = golden_f32(&f.golden, name, n);
+        snprintf(name, sizeof name, "greedy.%d.tokens", k);
+        steps = (int)golden_rows(&f.golden, name);
+        const float *want_tokens = golden_f32(&f.golden, name, steps);
+        snprintf(name, sizeof name, "greedy.%d.logits", k);
+        const float *want_logits = golden_f32(&f.golden, name, (int64_t)steps * V);
+        snprintf(name, sizeof name, "greedy.%d.margin", k);
+        const float *margin = golden_f32(&f.golden, name, steps);
+        int *prompt = xmalloc(sizeof(int) * (size_t)n);
+        for (int i = 0; i < n; i++) prompt[i] = (int)pf[i];
+        RunState s;
+        run_init(&s, m, 128);
+        Error err;
+        ck_assert_msg(model_forward(m, &s, prompt, n, NULL, &err), "%s", err.msg);
+        double worst = 0;
+        for (int t = 0; t < steps; t++) {
+            ck_assert_msg(margin[t] >= 0.01f, "%s greedy.%d step %d: the reference's margin %.3g is too thin",
+                          f.name, k, t, margin[t]);
+            const float *want = want_logits + (size_t)t * V;
+            for (int v = 0; v < V; v++) {
+                double d = fabs((double)s.logits[v] - want[v]);
+                worst = fmax(worst, d);
+                ck_assert_msg(d <= 1e-4 + 1e-4 * fabs(want[v]),
+                              "%s greedy.%d step %d, logit %d: %.6f, want %.6f", f.name, k, t, v, s.logits[v],
+                              want[v]);
+            }
+            int id = sample_next(&greedy, s.logits);
+            ck_assert_msg(id == (int)want_tokens[t], "%s greedy.%d step %d: token %d, the reference's %d",
+                          f.name, k, t, id, (int)want_tokens[t]);
+            ck_assert(model_forward(m, &s, &id, 1, NULL, &err));
+        }
+        printf("OK   %s greedy.%d: %d-token prompt, %d tokens as the reference, logits within %.2g\n", f.name,
+               k, n, steps, worst);
+        run_free(&s);
+        free(prompt);
+        runs++;
+    }
+    ck_assert_int_ge(runs, 3);
+    sampler_free(&greedy);
+    golden_fixture_close(&f);
 }
 END_TEST
 
@@ -365,7 +442,8 @@ int main(void) {
     TCase *model = tcase_create("model");
     tcase_add_unchecked_fixture(model, open_all, close_all);
     tcase_set_timeout(model, 120);
-    tcase_add_test(model, layers_match_reference);
+    tcase_add_loop_test(model, layers_match_reference, GOLDEN_TINY, GOLDEN_MID + 1);
+    tcase_add_loop_test(model, greedy_matches_reference, GOLDEN_TINY, GOLDEN_MID + 1);
     tcase_add_test(model, pieces_equal_one_pass);
     tcase_add_test(model, threads_do_not_change_a_bit);
     tcase_add_test(model, reset_starts_a_new_text);
