@@ -133,8 +133,10 @@ typedef struct {
 
 /* Compiles `file` against exercise e's tests with warnings and the sanitizers, then runs
  * every case in its own process. tag names the build folder's binary ("learner",
- * "reference", ...) so that check can build several files of one exercise. */
-void run_tests(const Judge *j, const Exercise *e, const char *file, const char *tag, TestRun *run);
+ * "reference", ...) so that check can build several files of one exercise. only, when
+ * not NULL, is a space-separated list of the case ids to run (the others are skipped). */
+void run_tests(const Judge *j, const Exercise *e, const char *file, const char *tag, const char *only,
+               TestRun *run);
 void free_run(TestRun *run);
 /* The build folder and the harness object (run_tests calls it too). */
 bool prepare_build(const Judge *j, TestRun *run);

@@ -273,7 +273,7 @@ static bool learner_file(const Judge *j, const Exercise *e, const char *given, c
 /* One test round: run, print, record. Returns the exit status. */
 static int test_once(Judge *j, Exercise *e, const char *file, Progress *p) {
     TestRun run;
-    run_tests(j, e, file, "learner", &run);
+    run_tests(j, e, file, "learner", NULL, &run);
     print_run(j, e, file, &run);
     int rc = run.setup_error[0] ? EXIT_USAGE : run.verdict == V_PASS ? EXIT_ACCEPTED : EXIT_REJECTED;
     if (rc != EXIT_USAGE) {
