@@ -196,9 +196,6 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
         if (w.verdict == V_COMPILE) {
             problem(f, "典型错误 %s 编译不过（它应该能编译、只是算错）", de->d_name);
             ok = false;
-        } else if (w.verdict == V_PASS) {
-            problem(f, "典型错误 %s 居然通过了：测试抓不到它", de->d_name);
-            ok = false;
         } else {
             for (int k = 0; k < n_ids; k++) {
                 const CaseResult *c = case_by_id(&w, ids[k]);
@@ -230,7 +227,7 @@ static int check_one(const Judge *j, const Exercise *e, char *out, size_t size) 
         check_files(e, &f);
         check_runs(j, e, &f, summary, sizeof summary);
     }
-    strf(out, size, "%s %03d %s%s%s\n%s", f.problems ? "✗" : "✓", e->number, e->title,
+    strf(out, size, "%s %03d %s%s%s\n%s", f.problems ? "✗" : "✓", atoi(e->slug), e->title,
          summary[0] ? "  · " : "", summary, f.text);
     return f.problems;
 }

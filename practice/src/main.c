@@ -536,7 +536,7 @@ int main(int argc, char **argv) {
     memset(&j, 0, sizeof j);
     if (argc > 0 && argv[0][0]) prog = argv[0];
     enum { AUTO, ALWAYS, NEVER } color = AUTO;
-    char *pos[8];
+    char *pos[32];
     int n_pos = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -558,7 +558,7 @@ int main(int argc, char **argv) {
         else if (a[0] == '-' && a[1]) {
             errorf("不认识的选项 %s（%s --help 看用法）", a, prog);
             return EXIT_USAGE;
-        } else if (n_pos < 8)
+        } else if (n_pos < 32)
             pos[n_pos++] = argv[i];
         else {
             errorf("参数太多（%s --help 看用法）", prog);
@@ -577,7 +577,7 @@ int main(int argc, char **argv) {
         const char *name;
         int min_args, max_args;
     } commands[] = {{"list", 0, 0}, {"start", 1, 1},    {"test", 1, 2},  {"watch", 1, 2},
-                    {"hint", 1, 1}, {"solution", 1, 1}, {"reset", 1, 1}, {"check", 0, 7}};
+                    {"hint", 1, 1}, {"solution", 1, 1}, {"reset", 1, 1}, {"check", 0, 31}};
     int which = -1;
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (!strcmp(cmd, commands[k].name)) which = (int)k;
