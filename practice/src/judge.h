@@ -138,6 +138,9 @@ typedef struct {
 void run_tests(const Judge *j, const Exercise *e, const char *file, const char *tag, const char *only,
                TestRun *run);
 void free_run(TestRun *run);
+/* Compiles an exercise's tests ahead of time (start does it in the background, so
+ * that the first test round is as quick as the others). */
+void prebuild_tests(const Judge *j, const Exercise *e);
 /* The build folder and the harness object (run_tests calls it too). */
 bool prepare_build(const Judge *j, TestRun *run);
 const char *verdict_name(Verdict v);

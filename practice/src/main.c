@@ -231,6 +231,20 @@ static int cmd_start(Judge *j, const char *arg) {
         }
     }
     write_editor_flags(j);
+    /* compile the tests now, in the background, while the statement is being read */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setsid();
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        prebuild_tests(j, e);
+        _exit(0);
+    }
     printf("%s%03d. %s%s（第 %d 章 · %s）\n", c_bold(j), e->number, j->english ? e->title_en : e->title,
            c_off(j), e->chapter, difficulty_name(e->difficulty));
     print_statement(j, e);
