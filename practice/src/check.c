@@ -10,8 +10,8 @@
  *   - the reference solution passes every case, without a compiler warning;
  *   - the untouched starter compiles without a warning, says TODO, and fails
  *     (its worked example included);
- *   - every typical wrong answer in .solution/wrong/ fails, and fails at least
- *     the cases its "fails:" line names — the proof that the tests catch it.
+ *   - every typical wrong answer in .solution/wrong/ fails each case its "fails:"
+ *     line names (only those cases are run) — the proof that the tests catch it.
  * And over all: numbers unique, every chapter 1–7 with at least two exercises,
  * the book's 206 in chapter 7.
  *
