@@ -194,4 +194,7 @@ $(FUZZ_BINS): build-fuzz/%: %.c $(LIB) $(TESTLIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer $< $(TESTLIB) $(LIB) $(LDLIBS) -o $@
 
+# ./practice/judge and its tests (practice/README.md)
+include practice/practice.mk
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,33 @@
+/* 典型错误：输出头按列读了表：table[i * vocab + v]。
+ * fails: worked_example logits_4096 */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "embedding.h"
+
+static float bf16(uint16_t h) {
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+int embed_lookup(const uint16_t *table, int vocab, int hidden, const int *ids, int n, float *out) {
+    for (int t = 0; t < n; t++)
+        if (ids[t] < 0 || ids[t] >= vocab) return -1; /* before anything is written */
+    for (int t = 0; t < n; t++) {
+        const uint16_t *row = table + (size_t)ids[t] * hidden;
+        for (int i = 0; i < hidden; i++) out[(size_t)t * hidden + i] = bf16(row[i]);
+    }
+    return 0;
+}
+
+void tied_logits(const uint16_t *table, int vocab, int hidden, const float *h, float *logits) {
+    for (int v = 0; v < vocab; v++) {
+        const uint16_t *row = table + (size_t)v * hidden;
+        float sum = 0;
+        for (int i = 0; i < hidden; i++) sum += bf16(table[(size_t)i * vocab + v]) * h[i];
+        logits[v] = sum;
+    }
+}

@@ -1,0 +1,26 @@
+/* 典型错误：把 W 当成 [in, out] 读：第 o 列而不是第 o 行。
+ * fails: worked_example down_proj */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "linear.h"
+
+static float bf16(uint16_t h) {
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+void linear_bf16(const float *x, const uint16_t *w, int T, int in, int out, float *y) {
+    for (int t = 0; t < T; t++) {
+        const float *xt = x + (size_t)t * in;
+        for (int o = 0; o < out; o++) {
+            const uint16_t *row = w + (size_t)o * in; /* one row of W per output */
+            float sum = 0;
+            for (int i = 0; i < in; i++) sum += bf16(w[(size_t)i * out + o]) * xt[i];
+            y[(size_t)t * out + o] = sum;
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/* 典型错误：指数里漏了 2：theta^(−i / rotary_dim)。
+ * fails: worked_example first_64 */
+#include <math.h>
+
+#include "rope_table.h"
+
+void rope_table(int rotary_dim, double theta, long pos0, int n_pos, float *cos_out, float *sin_out) {
+    int half = rotary_dim / 2;
+    for (int i = 0; i < half; i++) {
+        double inv_freq = pow(theta, -1.0 * i / rotary_dim); /* radians per token of pair i */
+        for (int p = 0; p < n_pos; p++) {
+            double angle = (double)(pos0 + p) * inv_freq; /* ~1e5 at position 2e5: float32 would lose it */
+            cos_out[(long)p * half + i] = (float)cos(angle);
+            sin_out[(long)p * half + i] = (float)sin(angle);
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/* 261. 数值稳定的因果 softmax —— 参考答案 */
+#include <math.h>
+#include <stddef.h>
+
+#include "causal_softmax.h"
+
+void causal_softmax(float *scores, int T, int S) {
+    for (int t = 0; t < T; t++) {
+        float *row = scores + (size_t)t * S;
+        int last = S - T + t; /* query t sits at position S − T + t */
+        float m = row[0];
+        for (int j = 1; j <= last; j++)
+            if (row[j] > m) m = row[j];
+        float sum = 0;
+        for (int j = 0; j <= last; j++) {
+            row[j] = expf(row[j] - m); /* ≤ e^0 = 1: cannot overflow */
+            sum += row[j];
+        }
+        for (int j = 0; j <= last; j++) row[j] /= sum;
+        for (int j = last + 1; j < S; j++) row[j] = 0; /* the future: weight 0, whatever was there */
+    }
+}

@@ -1,0 +1,200 @@
+/* judge.h — the practice judge: what its parts share.
+ *
+ *   main.c       the command line and the learner's commands (list, start, test, ...)
+ *   exercise.c   finding the exercises and reading problem.md, hints.md
+ *   progress.c   the plain-text progress file in the workspace
+ *   run.c        compiling a file against an exercise's tests and running each case
+ *                in its own limited process; turning what happened into a verdict
+ *   report.c     printing a run: a line per case, the values, the verdict line
+ *   check.c      `judge check`, for maintainers
+ *   util.c       paths, files, processes, text width, colour, questions
+ */
+#ifndef JUDGE_H
+#define JUDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define PATH_LEN 4096
+
+/* Exit statuses (documented in --help and practice/README.md). */
+#define EXIT_ACCEPTED 0 /* accepted, or the command did what was asked */
+#define EXIT_REJECTED                                                                                        \
+    1 /* not accepted (wrong answer, runtime error, timeout, compile error); check found a problem */
+#define EXIT_USAGE 2 /* bad command line, unknown exercise, unreadable file or progress file */
+
+/* Limits of one test case's process. */
+#define CPU_LIMIT_S     2   /* CPU seconds (RLIMIT_CPU) */
+#define WALL_LIMIT_S    6   /* wall-clock seconds, for code that sleeps or waits */
+#define MEMORY_LIMIT_MB 512 /* resident memory (AddressSanitizer's hard_rss_limit_mb) */
+#define OUTPUT_LIMIT_MB 16  /* bytes a case may write to stdout + stderr files (RLIMIT_FSIZE) */
+
+/* ---- exercises ------------------------------------------------------------------ */
+
+enum { DIFF_EASY, DIFF_MEDIUM, DIFF_HARD };
+
+typedef struct {
+    char dir[PATH_LEN]; /* absolute path of practice/NNN-slug */
+    char slug[128];     /* "206-delta-rule" */
+    int number;         /* 206 */
+    char title[256];    /* Chinese title */
+    char title_en[256];
+    int chapter;     /* 1..7 */
+    int difficulty;  /* DIFF_* */
+    char tags[256];  /* as written: "[deltanet, 递推]" */
+    char file[128];  /* the starter's file name: "delta_rule.c" */
+    char error[512]; /* what is wrong with problem.md's front matter; "" when nothing */
+} Exercise;
+
+typedef struct {
+    char practice[PATH_LEN];  /* the practice/ folder */
+    char workspace[PATH_LEN]; /* the learner's files and progress.txt */
+    char build[PATH_LEN];     /* workspace/.build: compiled tests, binaries, case output */
+    char cwd[PATH_LEN];       /* for making paths relative in messages */
+    Exercise *ex;
+    int n_ex;
+    bool color;
+    bool english; /* --lang=en: statements in English */
+    bool yes;     /* --yes: answer yes to questions */
+} Judge;
+
+/* Finds every practice/NNN-slug folder and reads its front matter (sorted by chapter,
+ * then number). A folder whose front matter is broken is still listed, with error set. */
+void load_exercises(Judge *j);
+Exercise *find_exercise(Judge *j, const char *arg); /* "206" or "206-delta-rule"; NULL if none */
+const char *difficulty_name(int d);
+const char *chapter_name(int chapter);
+
+/* problem.md without the front matter: the Chinese part (before the separator line
+ * "---") or the English part (after it). Malloc'd; NULL when unreadable. */
+char *problem_text(const Exercise *e, bool english);
+/* hints.md split at its "## " headings: n tiers, each "heading\nbody". Returns n
+ * (0 when unreadable); *tiers is malloc'd (free with free_strings). */
+int read_hints(const Exercise *e, char ***tiers);
+void free_strings(char **s, int n);
+
+/* Paths of an exercise's files. */
+void workspace_file(const Judge *j, const Exercise *e, char *out, size_t size); /* workspace/NNN-slug.c */
+void starter_file(const Exercise *e, char *out, size_t size);
+void solution_file(const Exercise *e, char *out, size_t size);
+
+/* ---- progress ----------------------------------------------------------------------- */
+
+enum { ST_NONE, ST_FAILED, ST_PASSED };
+
+typedef struct {
+    int number;
+    int status; /* ST_* */
+    int hints;  /* tiers shown so far */
+} ProgressEntry;
+
+typedef struct {
+    ProgressEntry *e;
+    int n;
+} Progress;
+
+/* Reads workspace/progress.txt (a missing file is an empty progress). False with one
+ * line in err (naming the file and the line) when the file is not what the judge writes. */
+bool progress_load(const Judge *j, Progress *p, char *err, size_t err_size);
+bool progress_save(const Judge *j, const Progress *p, char *err, size_t err_size);
+ProgressEntry *progress_get(Progress *p, int number); /* adds an empty entry when missing */
+int progress_status(const Progress *p, int number);
+void progress_free(Progress *p);
+
+/* ---- running the tests --------------------------------------------------------------- */
+
+typedef enum { V_PASS, V_WRONG, V_RUNTIME, V_TIMEOUT, V_COMPILE, V_SKIPPED } Verdict;
+
+typedef struct {
+    char id[64];
+    char title[256];
+    Verdict v;
+    double ms;          /* CPU time of the case's process */
+    char message[1024]; /* one line: what went wrong */
+    char **lines;       /* details: values, sanitizer lines */
+    int n_lines;
+    long long out_bytes; /* what the learner's code printed on stdout */
+    char first_out[256]; /* its first line */
+    long long err_bytes; /* ... and on stderr (besides sanitizer reports) */
+} CaseResult;
+
+typedef struct {
+    Verdict verdict; /* V_PASS only when every case passed */
+    int passed, total;
+    double compile_s;     /* wall-clock seconds of compiling the learner's file */
+    char **compile_lines; /* the first relevant compiler lines (errors, or the first warning) */
+    int n_compile_lines;
+    int n_warnings;
+    CaseResult *cases;
+    char setup_error[1024]; /* the judge could not even try (tests did not build, ...) */
+} TestRun;
+
+/* Compiles `file` against exercise e's tests with warnings and the sanitizers, then runs
+ * every case in its own process. tag names the build folder's binary ("learner",
+ * "reference", ...) so that check can build several files of one exercise. only, when
+ * not NULL, is a space-separated list of the case ids to run (the others are skipped). */
+void run_tests(const Judge *j, const Exercise *e, const char *file, const char *tag, const char *only,
+               TestRun *run);
+void free_run(TestRun *run);
+/* Compiles an exercise's tests ahead of time (start does it in the background, so
+ * that the first test round is as quick as the others). */
+void prebuild_tests(const Judge *j, const Exercise *e);
+/* The build folder and the harness object (run_tests calls it too). */
+bool prepare_build(const Judge *j, TestRun *run);
+const char *verdict_name(Verdict v);
+
+/* Prints the run: header, a line per case, the verdict line. */
+void print_run(const Judge *j, const Exercise *e, const char *file, const TestRun *run);
+
+/* ---- check (maintainers) -------------------------------------------------------------- */
+int cmd_check(Judge *j, int argc, char **argv);
+
+/* ---- util ---------------------------------------------------------------------------- */
+
+/* Colour (only when j->color): */
+const char *c_green(const Judge *j);
+const char *c_red(const Judge *j);
+const char *c_yellow(const Judge *j);
+const char *c_dim(const Judge *j);
+const char *c_bold(const Judge *j);
+const char *c_off(const Judge *j);
+
+char *read_file(const char *path, size_t *len); /* NUL-terminated; NULL on error */
+bool write_file(const char *path, const char *data, size_t len);
+bool copy_file(const char *from, const char *to);
+bool file_exists(const char *path);
+bool is_dir(const char *path);
+bool mkdirs(const char *path);      /* mkdir -p */
+bool remove_tree(const char *path); /* rm -rf */
+double mtime_of(const char *path);  /* 0 when missing */
+double now_s(void);
+void path_join(char *out, size_t size, const char *a, const char *b);
+/* path as the learner would type it from the current folder. */
+void rel_path(const Judge *j, const char *path, char *out, size_t size);
+/* Replaces every absolute "cwd/" (and practice folder) prefix in line by the relative form. */
+void relativize(const Judge *j, char *line, size_t size);
+
+/* Display width of UTF-8 text in a terminal (CJK = 2 columns). */
+int text_width(const char *s);
+/* Prints s padded with spaces to width columns. */
+void print_padded(const char *s, int width);
+
+/* Asks a yes/no question on stdin; default no. j->yes answers yes. */
+bool ask_yes(const Judge *j, const char *question);
+
+/* Runs argv (no shell) with stdout+stderr into log_path; returns the exit status, or −1. */
+int run_command(char *const argv[], const char *log_path);
+
+/* Splits a malloc'd text into lines (the array of pointers points into text). */
+int split_lines(char *text, char ***lines);
+
+/* snprintf into a fixed buffer, truncating when it does not fit (paths and messages
+ * here are short; a cut message is better than none). True when everything fit. */
+bool strf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* errors: one line on stderr, "judge: ..." */
+void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

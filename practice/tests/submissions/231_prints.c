@@ -1,0 +1,16 @@
+/* Correct, but prints debugging output on stdout and stderr all the way. */
+#include <math.h>
+#include <stdio.h>
+
+#include "rmsnorm.h"
+
+void rmsnorm(const float *x, const float *w, int rows, int n, float eps, float *y) {
+    for (int r = 0; r < rows; r++) {
+        double sum = 0;
+        for (int i = 0; i < n; i++) sum += (double)x[r * n + i] * x[r * n + i];
+        printf("PASS row %d: sum = %g\n", r, sum);
+        fprintf(stderr, "FAIL (not really) row %d\n", r);
+        float scale = (float)(1.0 / sqrt(sum / n + eps));
+        for (int i = 0; i < n; i++) y[r * n + i] = x[r * n + i] * scale * (1.0f + w[i]);
+    }
+}
