@@ -475,6 +475,16 @@ static const BadHeader BAD_HEADERS[] = {
      4,
      {"after the JSON"}},
     {"a second JSON value", "{}{\"a\":1}", 0, {"after the JSON"}},
+    /* names and strings from the file reach the message escaped: a newline cannot
+     * split the line, a terminal escape cannot reach the terminal */
+    {"a name with a newline and a terminal escape",
+     "{\"evil\\u001b[2J\\nname\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}",
+     4,
+     {"'evil\\x1b[2J\\nname'", "has 4 bytes"}},
+    {"a dtype with control characters",
+     "{\"a\":{\"dtype\":\"F32\\r\\u0007\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+     4,
+     {"'a'", "dtype F32\\r\\x07,"}},
 };
 
 START_TEST(bad_header_is_one_clear_error) {

@@ -2,6 +2,10 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <wchar.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,25 +20,262 @@ void set_program_name(const char *argv0) {
 
 const char *program_name(void) { return g_program; }
 
+/* ---- messages: the program's format, the arguments escaped ------------------ */
+
+/* A bounded output buffer: len counts every byte offered, written or not. */
+typedef struct {
+    char *s;
+    size_t size, len;
+} Out;
+
+static void out_bytes(Out *o, const char *p, size_t n) {
+    if (o->len + 1 < o->size) {
+        size_t room = o->size - 1 - o->len;
+        memcpy(o->s + o->len, p, n < room ? n : room);
+    }
+    o->len += n;
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes left), or 0 when there is none. */
+static size_t utf8_seq(const unsigned char *p, size_t n) {
+    unsigned char c = p[0];
+    size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (len == 0 || len > n) return 0;
+    unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range excludes overlongs and surrogates */
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0;
+    return len;
+}
+
+/* Copies n bytes of s, escaping what must not reach a terminal: control characters
+ * (\n, \t, \r, else \xHH), DEL, the C1 controls U+0080..U+009F (\u00HH; 0x9b alone
+ * starts an escape sequence on some terminals) and bytes that are not UTF-8 (\xHH).
+ * keep_newlines lets '\n' through. */
+static void out_escaped(Out *o, const char *s, size_t n, bool keep_newlines) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i; /* printable ASCII and valid UTF-8 go out as they are */
+        for (;;) {
+            if (run >= n) break;
+            unsigned char c = p[run];
+            if (c >= 0x20 && c < 0x7f) {
+                run++;
+                continue;
+            }
+            size_t len = c >= 0x80 ? utf8_seq(p + run, n - run) : 0;
+            if (len == 0 || (len == 2 && c == 0xc2 && p[run + 1] < 0xa0)) break;
+            run += len;
+        }
+        out_bytes(o, s + i, run - i);
+        if (run >= n) break;
+        unsigned char c = p[run];
+        char esc[8];
+        size_t used = 1;
+        if (c == '\n' && keep_newlines)
+            snprintf(esc, sizeof esc, "\n");
+        else if (c == '\n')
+            snprintf(esc, sizeof esc, "\\n");
+        else if (c == '\t')
+            snprintf(esc, sizeof esc, "\\t");
+        else if (c == '\r')
+            snprintf(esc, sizeof esc, "\\r");
+        else if (c == 0xc2 && run + 1 < n && p[run + 1] >= 0x80 && p[run + 1] < 0xa0)
+            snprintf(esc, sizeof esc, "\\u00%02x", p[run + 1]), used = 2;
+        else
+            snprintf(esc, sizeof esc, "\\x%02x", c);
+        out_bytes(o, esc, strlen(esc));
+        i = run + used;
+    }
+}
+
+/* One conversion's text, formatted by the C library into a buffer of its own. */
+static void out_piece(Out *o, bool escape, bool keep_newlines, const char *spec, ...) {
+    char small[256], *buf = small;
+    va_list ap, ap2;
+    va_start(ap, spec);
+    va_copy(ap2, ap);
+    int n = vsnprintf(small, sizeof small, spec, ap);
+    if (n >= (int)sizeof small && (buf = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(buf, (size_t)n + 1, spec, ap2);
+    va_end(ap2);
+    va_end(ap);
+    if (n < 0) return;
+    if (!buf) { /* out of memory: what fitted */
+        buf = small;
+        n = (int)strlen(small);
+    }
+    if (escape)
+        out_escaped(o, buf, (size_t)n, keep_newlines);
+    else
+        out_bytes(o, buf, (size_t)n);
+    if (buf != small) free(buf);
+}
+
+/* printf's formatting, with every %s and %c argument escaped (out_escaped). Handles
+ * the conversions C99 printf has: flags, width and precision (also *), the length
+ * modifiers hh h l ll j z t L. */
+static void format_escaped(Out *o, bool keep_newlines, const char *fmt, va_list ap) {
+    const char *p = fmt;
+    while (*p) {
+        const char *pct = strchr(p, '%');
+        if (!pct) {
+            out_bytes(o, p, strlen(p));
+            break;
+        }
+        out_bytes(o, p, (size_t)(pct - p));
+        /* the conversion: %[flags][width][.precision][length]conversion */
+        char spec[64];
+        size_t k = 0;
+        spec[k++] = '%';
+        const char *q = pct + 1;
+        while (*q && strchr("-+ #0'", *q) && k < 40) spec[k++] = *q++;
+        if (*q == '*') {
+            k += (size_t)snprintf(spec + k, sizeof spec - k, "%d", va_arg(ap, int));
+            q++;
+        } else
+            while (*q >= '0' && *q <= '9' && k < 40) spec[k++] = *q++;
+        if (*q == '.') {
+            spec[k++] = *q++;
+            if (*q == '*') {
+                k += (size_t)snprintf(spec + k, sizeof spec - k, "%d", va_arg(ap, int));
+                q++;
+            } else
+                while (*q >= '0' && *q <= '9' && k < 50) spec[k++] = *q++;
+        }
+        char len[3] = "";
+        if ((q[0] == 'h' && q[1] == 'h') || (q[0] == 'l' && q[1] == 'l'))
+            len[0] = q[0], len[1] = q[1], q += 2;
+        else if (*q && strchr("hljztL", *q))
+            len[0] = *q++;
+        char conv = *q;
+        if (conv == '\0') { /* a lone % at the end */
+            out_bytes(o, pct, strlen(pct));
+            break;
+        }
+        q++;
+        k += (size_t)snprintf(spec + k, sizeof spec - k, "%s%c", len, conv);
+        bool l = len[0] == 'l' && !len[1], ll = len[0] == 'l' && len[1] == 'l';
+        switch (conv) {
+        case '%':
+            out_bytes(o, "%", 1);
+            break;
+        case 'd':
+        case 'i':
+            if (ll)
+                out_piece(o, false, false, spec, va_arg(ap, long long));
+            else if (l)
+                out_piece(o, false, false, spec, va_arg(ap, long));
+            else if (len[0] == 'j')
+                out_piece(o, false, false, spec, va_arg(ap, intmax_t));
+            else if (len[0] == 'z')
+                out_piece(o, false, false, spec, va_arg(ap, ssize_t));
+            else if (len[0] == 't')
+                out_piece(o, false, false, spec, va_arg(ap, ptrdiff_t));
+            else
+                out_piece(o, false, false, spec, va_arg(ap, int)); /* int, and short / char promoted */
+            break;
+        case 'u':
+        case 'o':
+        case 'x':
+        case 'X':
+            if (ll)
+                out_piece(o, false, false, spec, va_arg(ap, unsigned long long));
+            else if (l)
+                out_piece(o, false, false, spec, va_arg(ap, unsigned long));
+            else if (len[0] == 'j')
+                out_piece(o, false, false, spec, va_arg(ap, uintmax_t));
+            else if (len[0] == 'z')
+                out_piece(o, false, false, spec, va_arg(ap, size_t));
+            else if (len[0] == 't')
+                out_piece(o, false, false, spec, va_arg(ap, ptrdiff_t));
+            else
+                out_piece(o, false, false, spec, va_arg(ap, unsigned));
+            break;
+        case 'f':
+        case 'F':
+        case 'e':
+        case 'E':
+        case 'g':
+        case 'G':
+        case 'a':
+        case 'A':
+            if (len[0] == 'L')
+                out_piece(o, false, false, spec, va_arg(ap, long double));
+            else
+                out_piece(o, false, false, spec, va_arg(ap, double));
+            break;
+        case 'c':
+            if (l)
+                out_piece(o, true, keep_newlines, spec, va_arg(ap, wint_t));
+            else
+                out_piece(o, true, keep_newlines, spec, va_arg(ap, int));
+            break;
+        case 's':
+            if (l) {
+                const wchar_t *ws = va_arg(ap, const wchar_t *);
+                out_piece(o, true, keep_newlines, spec, ws ? ws : L"(null)");
+            } else {
+                const char *str = va_arg(ap, const char *);
+                out_piece(o, true, keep_newlines, spec, str ? str : "(null)");
+            }
+            break;
+        case 'p':
+            out_piece(o, false, false, spec, va_arg(ap, void *));
+            break;
+        default: /* not a conversion printf knows: the text as written */
+            out_bytes(o, pct, (size_t)(q - pct));
+            break;
+        }
+        p = q;
+    }
+}
+
 bool error_set(Error *err, const char *fmt, ...) {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        Out o = {err->msg, sizeof err->msg, 0};
+        format_escaped(&o, false, fmt, ap);
+        err->msg[o.len < o.size ? o.len : o.size - 1] = '\0';
         va_end(ap);
     }
     return false;
 }
 
 void die(const char *fmt, ...) {
-    va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "%s: ", g_program);
+    /* die("%s", err.msg) prints a message error_set() made: its arguments are
+     * escaped already, and its own line breaks stay */
+    bool keep_newlines = strcmp(fmt, "%s") == 0;
+    va_list ap, ap2;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    va_copy(ap2, ap);
+    Out count = {NULL, 0, 0};
+    format_escaped(&count, keep_newlines, fmt, ap);
+    char *msg = malloc(count.len + 1);
+    if (msg) {
+        Out o = {msg, count.len + 1, 0};
+        format_escaped(&o, keep_newlines, fmt, ap2);
+        msg[count.len] = '\0';
+    }
+    va_end(ap2);
     va_end(ap);
-    fputc('\n', stderr);
+    fflush(stdout);
+    fprintf(stderr, "%s: %s\n", g_program, msg ? msg : "out of memory while reporting an error");
+    free(msg);
     exit(EXIT_FAILURE);
+}
+
+const char *escape_text(const char *s, char *buf, size_t size) {
+    Out o = {buf, size, 0};
+    out_escaped(&o, s, strlen(s), false);
+    if (size) buf[o.len < size ? o.len : size - 1] = '\0';
+    return buf;
 }
 
 void *xmalloc(size_t size) {

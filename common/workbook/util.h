@@ -15,6 +15,15 @@
  *
  * Every message is meant to be read by a person following the book: it says
  * which file, which tensor or key, and what is wrong with it.
+ *
+ * Messages quote text from files (tensor names, keys, paths, token strings), and a
+ * file can hold anything. So error_set() and die() escape what their arguments
+ * bring in: control characters, DEL, the C1 controls and bytes that are not UTF-8
+ * are written as \n, \t, \x1b, \u009b, \xff ..., so a newline or a terminal escape
+ * sequence from a file can never reach the terminal or split the line. The format
+ * string itself is the program's and is printed as written. die("%s", err.msg)
+ * prints a message error_set() made as it is (its arguments were escaped there,
+ * and its own line breaks stay).
  */
 #ifndef UTIL_H
 #define UTIL_H
@@ -36,6 +45,11 @@ bool error_set(Error *err, const char *fmt, ...) __attribute__((format(printf, 2
 
 /* Prints "<program>: <message>" to stderr and exits with status 1. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* s with its control characters, DEL, C1 controls and non-UTF-8 bytes escaped (as
+ * in error messages), into buf; cut short, but always terminated, if it does not
+ * fit. For untrusted text a program prints on stdout. */
+const char *escape_text(const char *s, char *buf, size_t size);
 
 /* The program name used by die() and usage lines (set once from argv[0]). */
 void set_program_name(const char *argv0);
