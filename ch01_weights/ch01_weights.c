@@ -127,24 +127,37 @@ static void print_summary(const Model *w, const char *dir, const char *source, d
         for (int k = 0; k < n_seen; k++) known |= strcmp(seen[k], role) == 0;
         if (!known && n_seen < 4) snprintf(seen[n_seen++], sizeof seen[0], "%s", role);
     }
-    for (int k = 0; k < n_seen; k++) printf("%s%s", k ? "、" : "（F32 的是 ", seen[k]);
+    for (int k = 0; k < n_seen; k++) { /* names from the file: never a raw control character on stdout */
+        char shown[256];
+        printf("%s%s", k ? "、" : "（F32 的是 ", escape_text(seen[k], shown, sizeof shown));
+    }
     printf("%s\n", n_seen ? "：精度要紧的少数几个）" : "");
     printf("内存：文件里的文本权重 %.2f GB；全按 bf16 存是 %.2f GB，全换成 fp32 要 %.2f GB\n",
            (double)bytes / 1e9, (double)total * 2 / 1e9, (double)total * 4 / 1e9);
 }
 
-/* --dump: the named tensors, widened to float32, into one safetensors file. */
-static void dump(const Checkpoint *ck, const char *path, char **names, int n) {
+/* --dump: the named tensors, looked up before anything is printed (a name the
+ * checkpoint lacks is an error before the run). */
+static const Tensor **dump_tensors(const Checkpoint *ck, char **names, int n) {
+    const Tensor **t = xcalloc((size_t)n, sizeof *t);
+    for (int i = 0; i < n; i++) {
+        const char *short_name = ckpt_text_name(names[i]);
+        if (!short_name || !(t[i] = ckpt_find(ck, short_name)))
+            die("--dump: no tensor named %s in %s", names[i], ck->dir);
+    }
+    return t;
+}
+
+/* --dump: the tensors, widened to float32, into one safetensors file. */
+static void dump(const Tensor **tensors, const char *path, char **names, int n) {
     StWriter w;
     stw_init(&w);
     float **bufs = xcalloc((size_t)n, sizeof *bufs);
     for (int i = 0; i < n; i++) {
-        const char *short_name = ckpt_text_name(names[i]);
-        const Tensor *t = short_name ? ckpt_find(ck, short_name) : NULL;
-        if (!t) die("--dump: no tensor named %s in %s", names[i], ck->dir);
+        const Tensor *t = tensors[i];
         bufs[i] = xmalloc((size_t)t->numel * sizeof(float));
         tensor_read_f32(t, 0, t->numel, bufs[i]);
-        stw_add(&w, short_name, DTYPE_F32, t->ndim, t->shape, bufs[i]);
+        stw_add(&w, ckpt_text_name(names[i]), DTYPE_F32, t->ndim, t->shape, bufs[i]);
     }
     Error err;
     if (!stw_write(&w, path, NULL, &err)) die("%s", err.msg);
@@ -183,9 +196,11 @@ int main(int argc, char **argv) {
     double t0 = now_seconds();
     if (!model_open(&m, dir, &err)) die("%s", err.msg);
     double load_ms = (now_seconds() - t0) * 1000;
+    const Tensor **dumped = dump_path ? dump_tensors(&m.ck, dump_names, n_dump) : NULL;
 
     print_summary(&m, dir, source, load_ms);
-    if (dump_path) dump(&m.ck, dump_path, dump_names, n_dump);
+    if (dump_path) dump(dumped, dump_path, dump_names, n_dump);
+    free(dumped);
     model_close(&m);
     free(dir);
     return 0;

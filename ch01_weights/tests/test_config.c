@@ -433,7 +433,11 @@ START_TEST(missing_file) {
     ck_assert(!cfg_load(&c, path, &err));
     ck_assert_error(err, path, "cannot open", "No such file");
     ck_assert(!cfg_load(&c, dir, &err)); /* a folder is not a config file */
-    ck_assert_error(err, dir);
+    ck_assert_error(err, dir, "is a folder, not a regular file");
+    /* a named pipe: an error at once, not a wait for a writer (the test's timeout) */
+    ck_assert_int_eq(mkfifo(path, 0644), 0);
+    ck_assert(!cfg_load(&c, path, &err));
+    ck_assert_error(err, path, "is a named pipe (FIFO), not a regular file");
     scratch_remove(dir);
     free(path);
     free(dir);

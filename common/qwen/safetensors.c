@@ -169,15 +169,16 @@ bool st_open(SafeTensors *st, const char *path, Error *err) {
     memset(st, 0, sizeof *st);
     strmap_init(&st->index);
     st->path = xstrdup(path);
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a named pipe must not block the open */
     if (fd < 0) {
         error_set(err, "cannot open %s: %s", path, strerror(errno));
         st_close(st);
         return false;
     }
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        error_set(err, "%s is not a regular file", path);
+    const char *why = fd_problem(fd);
+    if (why || fstat(fd, &sb) != 0) {
+        error_set(err, "%s %s", path, why ? why : "cannot be looked at");
         close(fd);
         st_close(st);
         return false;

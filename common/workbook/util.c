@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *g_program = "qwen";
 
@@ -317,8 +319,19 @@ FILE *xfopen(const char *path, const char *mode, Error *err) {
 }
 
 char *read_file(const char *path, size_t *len, Error *err) {
-    FILE *f = xfopen(path, "rb", err);
-    if (!f) return NULL;
+    /* O_NONBLOCK: opening a named pipe must not wait for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return error_set(err, "cannot open %s for reading: %s", path, strerror(errno)), NULL;
+    const char *why = fd_problem(fd);
+    if (why) {
+        close(fd);
+        return error_set(err, "cannot read %s: it %s", path, why), NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return error_set(err, "cannot open %s for reading: %s", path, strerror(errno)), NULL;
+    }
     size_t cap = 1 << 16, n = 0;
     char *buf = xmalloc(cap);
     for (;;) {
@@ -356,6 +369,77 @@ bool is_dir(const char *path) {
 bool is_file(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* What a file that is not regular is, for file_problem and fd_problem. */
+static const char *not_regular(mode_t mode) {
+    if (S_ISDIR(mode)) return "is a folder, not a regular file";
+    if (S_ISFIFO(mode)) return "is a named pipe (FIFO), not a regular file";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device, not a regular file";
+    if (S_ISSOCK(mode)) return "is a socket, not a regular file";
+    return "is not a regular file";
+}
+
+/* Why stat(path) failed, in words that follow the path. */
+static const char *stat_failure(const char *path, int e, bool *missing) {
+    static _Thread_local char other[160];
+    struct stat st;
+    switch (e) {
+    case ENOENT:
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) return "is a symbolic link to something missing";
+        *missing = true;
+        return "is missing";
+    case ENOTDIR:
+        *missing = true;
+        return "is missing (a part of its path is not a folder)";
+    case ELOOP:
+        return "is a symbolic link loop";
+    case EACCES:
+        return "cannot be reached (permission denied on a folder above it)";
+    case ENAMETOOLONG:
+        return "has a name that is too long";
+    default:
+        snprintf(other, sizeof other, "cannot be looked at (%s)", strerror(e));
+        return other;
+    }
+}
+
+const char *file_problem(const char *path, bool *missing) {
+    bool none = false;
+    const char *why = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        why = stat_failure(path, errno, &none);
+    else if (!S_ISREG(st.st_mode))
+        why = not_regular(st.st_mode);
+    else if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) != 0)
+        why = errno == EACCES ? "cannot be read (permission denied)" : "cannot be read";
+    if (missing) *missing = none;
+    return why;
+}
+
+const char *dir_problem(const char *path, bool *missing) {
+    bool none = false;
+    const char *why = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        why = stat_failure(path, errno, &none);
+    else if (S_ISREG(st.st_mode))
+        why = "is a regular file, not a folder";
+    else if (S_ISFIFO(st.st_mode))
+        why = "is a named pipe (FIFO), not a folder";
+    else if (!S_ISDIR(st.st_mode))
+        why = "is not a folder";
+    else if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0)
+        why = errno == EACCES ? "cannot be opened (permission denied)" : "cannot be opened";
+    if (missing) *missing = none;
+    return why;
+}
+
+const char *fd_problem(int fd) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) return "cannot be looked at";
+    return S_ISREG(st.st_mode) ? NULL : not_regular(st.st_mode);
 }
 
 char *path_join(const char *dir, const char *name) {

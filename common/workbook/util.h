@@ -67,7 +67,9 @@ void *xaligned_alloc(size_t size);
 FILE *xfopen(const char *path, const char *mode, Error *err);
 
 /* Reads a whole file into a NUL-terminated buffer (caller frees).
- * *len receives the byte count (without the terminator) when len != NULL. */
+ * *len receives the byte count (without the terminator) when len != NULL.
+ * Only regular files: a named pipe, a device or a folder is an error (reading a
+ * pipe could wait forever), never a hang. */
 char *read_file(const char *path, size_t *len, Error *err);
 
 /* Writes len bytes to path, replacing it. */
@@ -76,6 +78,18 @@ bool write_file(const char *path, const void *data, size_t len, Error *err);
 /* True when path exists and is a directory / a regular file. */
 bool is_dir(const char *path);
 bool is_file(const char *path);
+
+/* Why path is not a regular file this process can read, in words that follow the
+ * path in a message: "is missing", "is a folder, not a regular file", "is a named
+ * pipe (FIFO), not a regular file", "is a symbolic link loop", "cannot be read
+ * (permission denied)", ...; NULL when it is one. *missing (may be NULL) is set
+ * when nothing at all is there, to tell "missing" apart from "there, but wrong". */
+const char *file_problem(const char *path, bool *missing);
+/* The same for a folder whose files can be opened ("is a regular file, not a folder",
+ * "cannot be opened (permission denied)", ...). */
+const char *dir_problem(const char *path, bool *missing);
+/* The same for an open file descriptor (what it is, when not a regular file). */
+const char *fd_problem(int fd);
 
 /* Joins a directory and a file name into a newly allocated path. */
 char *path_join(const char *dir, const char *name);
