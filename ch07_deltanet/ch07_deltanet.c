@@ -432,7 +432,7 @@ int main(int argc, char **argv) {
     /* 3. the decay e^g and the write strength β on the short text (kept from its run) */
     const DeltaNetActs *a = &acts[0];
     float g_min = INFINITY, g_max = -INFINITY, b_min = INFINITY, b_max = -INFINITY;
-    for (int i = 0; i < short_ids.n * d->n_v; i++) {
+    for (size_t i = 0; i < (size_t)short_ids.n * d->n_v; i++) {
         float decay = expf(a->g[i]);
         g_min = fminf(g_min, decay), g_max = fmaxf(g_max, decay);
         b_min = fminf(b_min, a->beta[i]), b_max = fmaxf(b_max, a->beta[i]);

@@ -620,6 +620,23 @@ START_TEST(shape_contradicts_config) {
 }
 END_TEST
 
+/* Widths that wrap around in 32 bits. With 2 key heads of 1073741840 dims the key
+ * width is 2147483680 and the convolution's 2 × 2147483680 + 64 channels are 128
+ * modulo 2^32: exactly the tiny checkpoint's in_proj_qkv [128, 64], while every
+ * tensor that uses the head dims raw (dt_bias, A_log, norm) does not involve the key
+ * head dim. Computed in int, the folder opened, and the first layer then sized its
+ * buffers with the wrapped numbers. Now the config is refused on open. */
+START_TEST(widths_that_wrap_around_are_refused) {
+    char *config = in_dir(tiny, "config.json");
+    json_file_edit(config, "text_config.linear_key_head_dim", "1073741840");
+    expect_open_error(tiny, config, "text_config.linear_key_head_dim is 1073741840, more than the 1048576");
+    /* within each bound, the product over its own: also refused, naming both keys */
+    json_file_edit(config, "text_config.linear_key_head_dim", "1048576");
+    expect_open_error(tiny, config, "linear_num_key_heads × text_config.linear_key_head_dim = 2 × 1048576");
+    free(config);
+}
+END_TEST
+
 START_TEST(bad_config_or_shard_in_the_folder) {
     char *config = in_dir(tiny, "config.json"), *shard = in_dir(tiny, SHARD1);
     char *original = slurp(config, NULL);
@@ -666,6 +683,7 @@ int main(void) {
     tcase_add_loop_test(bad, tensor_missing, 0, (int)ARRAY_LEN(NEEDED));
     tcase_add_test(bad, the_same_tensor_twice);
     tcase_add_loop_test(bad, shape_contradicts_config, 0, (int)ARRAY_LEN(CONTRADICTIONS));
+    tcase_add_test(bad, widths_that_wrap_around_are_refused);
     tcase_add_test(bad, bad_config_or_shard_in_the_folder);
     suite_add_tcase(s, bad);
     return run_suite(s);

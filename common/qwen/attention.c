@@ -39,6 +39,10 @@ bool attn_init(Attention *at, const Config *c, const AttentionWeights *w, Error 
         return error_set(err, "attention: %d query heads cannot share %d key/value heads evenly",
                          c->num_attention_heads, c->num_key_value_heads);
     int64_t H = c->hidden_size, Hq = c->num_attention_heads, Hkv = c->num_key_value_heads, d = c->head_dim;
+    if (Hq * 2 * d > CONFIG_MAX_WIDTH ||
+        H > CONFIG_MAX_WIDTH) /* cfg_parse refuses these; a config made by hand */
+        return error_set(err, "attention: %lld heads of %lld dims (hidden %lld) are wider than %d",
+                         (long long)Hq, (long long)d, (long long)H, CONFIG_MAX_WIDTH);
     if (!check_shape(w->q_proj, "q_proj", Hq * 2 * d, H, err) || /* per head d query + d gate rows */
         !check_shape(w->k_proj, "k_proj", Hkv * d, H, err) ||
         !check_shape(w->v_proj, "v_proj", Hkv * d, H, err) ||
@@ -219,8 +223,8 @@ void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope
     project(w->v_proj, x, T, a->v, a->reference); /* [T, Hkv, d] */
 
     /* 2. q/k norm: every head's 256 numbers on their own, one shared weight per kind */
-    rmsnorm(a->q, a->q_raw, T * Hq, d, w->q_norm, dm->eps);
-    rmsnorm(a->k, a->k, T * Hkv, d, w->k_norm, dm->eps);
+    rmsnorm(a->q, a->q_raw, (int64_t)T * Hq, d, w->q_norm, dm->eps);
+    rmsnorm(a->k, a->k, (int64_t)T * Hkv, d, w->k_norm, dm->eps);
 
     /* 3. RoPE on the first rotary_dim dims, at the tokens' own positions */
     rope_reserve(rope, P);

@@ -18,9 +18,10 @@ void dn_dims(DeltaNetDims *d, const Config *c) {
     d->dk = c->linear_key_head_dim;
     d->dv = c->linear_value_head_dim;
     d->kernel = c->linear_conv_kernel_dim;
-    d->key_dim = cfg_linear_key_dim(c);
-    d->value_dim = cfg_linear_value_dim(c);
-    d->conv_dim = cfg_linear_conv_dim(c);
+    /* within CONFIG_MAX_WIDTH for a config cfg_parse read (config.h), so they fit an int */
+    d->key_dim = (int)cfg_linear_key_dim(c);
+    d->value_dim = (int)cfg_linear_value_dim(c);
+    d->conv_dim = (int)cfg_linear_conv_dim(c);
     d->eps = (float)c->rms_norm_eps;
 }
 
@@ -239,7 +240,7 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, DeltaNetState *state, const
 
     /* Normalize each head's output and gate it with silu(z). */
     if (ref) {
-        gated_rmsnorm(a->normed, a->core, a->z, T * d->n_v, d->dv, w->norm, d->eps);
+        gated_rmsnorm(a->normed, a->core, a->z, (int64_t)T * d->n_v, d->dv, w->norm, d->eps);
     } else {
         tensor_read_f32(w->norm, 0, d->dv, a->norm_w);
 #pragma omp parallel for schedule(static)
