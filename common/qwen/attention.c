@@ -176,6 +176,27 @@ void attn_acts_init(AttnActs *a, const AttnDims *d, int cap) {
                     .gated = xaligned_alloc(T * qd * sizeof(float))};
 }
 
+/* The capacity a buffer that starts at start and doubles reaches for n (kv_reserve,
+ * reserve_scores). */
+static int64_t grown(int64_t start, int64_t n) {
+    int64_t cap = start;
+    while (cap < n) cap = cap > (1 << 29) ? n : cap * 2;
+    return cap;
+}
+
+uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap) {
+    uint64_t qd = (uint64_t)d->n_heads * (uint64_t)d->head_dim, kvd = (uint64_t)d->n_kv_heads * d->head_dim;
+    /* qg 2·qd; q_raw, gate, q, attn, gated qd each; k, v kvd each */
+    uint64_t per_token = size_add(size_mul(7, qd), size_mul(2, kvd));
+    uint64_t scores = size_mul((uint64_t)omp_get_max_threads(), (uint64_t)grown(64, cap));
+    return size_mul(size_add(size_mul((uint64_t)cap, per_token), scores), sizeof(float));
+}
+
+uint64_t kv_cache_bytes(const AttnDims *d, int64_t n) {
+    uint64_t row = (uint64_t)d->n_kv_heads * (uint64_t)d->head_dim;
+    return size_mul(size_mul(2, size_mul((uint64_t)grown(16, n), row)), sizeof(float)); /* K and V */
+}
+
 void attn_acts_free(AttnActs *a) {
     float *bufs[] = {a->qg, a->q_raw, a->gate, a->q, a->k, a->v, a->attn, a->gated, a->scores};
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++) free(bufs[i]);

@@ -180,6 +180,16 @@ void dn_acts_init(DeltaNetActs *a, const DeltaNetDims *d, int cap) {
                         .norm_w = xaligned_alloc((size_t)d->dv * sizeof(float))};
 }
 
+uint64_t dn_acts_bytes(const DeltaNetDims *d, int64_t cap) {
+    /* qkv, conv: conv_dim; q, k: key_dim; v, core, z, normed: value_dim; beta, g: n_v */
+    uint64_t per_token =
+        size_add(size_add(size_mul(2, (uint64_t)d->conv_dim), size_mul(2, (uint64_t)d->key_dim)),
+                 size_add(size_mul(4, (uint64_t)d->value_dim), size_mul(2, (uint64_t)d->n_v)));
+    uint64_t fixed =
+        size_add(size_mul((uint64_t)d->kernel, (uint64_t)d->conv_dim), (uint64_t)d->dv); /* taps, norm_w */
+    return size_mul(size_add(size_mul((uint64_t)cap, per_token), fixed), sizeof(float));
+}
+
 void dn_acts_free(DeltaNetActs *a) {
     float *bufs[] = {a->qkv, a->conv, a->q, a->k,      a->v,    a->beta,
                      a->g,   a->core, a->z, a->normed, a->taps, a->norm_w};

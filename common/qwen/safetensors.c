@@ -272,6 +272,16 @@ static int64_t entry_numel(const StWriterEntry *e) {
     return n;
 }
 
+uint64_t stw_data_bytes(const StWriter *w) {
+    uint64_t total = 0;
+    for (int i = 0; i < w->count; i++) {
+        uint64_t n = (uint64_t)dtype_size(w->entries[i].dtype);
+        for (int d = 0; d < w->entries[i].ndim; d++) n = size_mul(n, (uint64_t)w->entries[i].shape[d]);
+        total = size_add(total, n);
+    }
+    return total;
+}
+
 /* A growing string for the JSON header. */
 typedef struct {
     char *s;

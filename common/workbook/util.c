@@ -9,7 +9,10 @@
 #include <wchar.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -280,19 +283,107 @@ const char *escape_text(const char *s, char *buf, size_t size) {
     return buf;
 }
 
+/* ---- memory ----------------------------------------------------------------------- */
+
+static uint64_t g_mem_limit; /* 0: half of the physical memory */
+
+static const char *not_regular(mode_t mode);
+
+uint64_t size_mul(uint64_t a, uint64_t b) {
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+uint64_t size_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+uint64_t mem_physical(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? size_mul((uint64_t)pages, (uint64_t)page) : 0;
+}
+
+uint64_t mem_limit(void) {
+    if (g_mem_limit) return g_mem_limit;
+    uint64_t phys = mem_physical();
+    return phys ? phys / 2 : UINT64_MAX;
+}
+
+void mem_set_limit(uint64_t bytes) { g_mem_limit = bytes; }
+
+const char *format_bytes(uint64_t bytes, char *buf, size_t size) {
+    static const char *const units[] = {"KB", "MB", "GB", "TB", "PB", "EB"};
+    if (bytes == UINT64_MAX) {
+        snprintf(buf, size, "more than 18 EB");
+        return buf;
+    }
+    if (bytes < 1000) {
+        snprintf(buf, size, "%llu bytes", (unsigned long long)bytes);
+        return buf;
+    }
+    double v = (double)bytes / 1000;
+    int u = 0;
+    while (v >= 999.95 && u < 5) v /= 1000, u++;
+    snprintf(buf, size, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+const char *format_grouped(uint64_t n, char *buf, size_t size) {
+    char digits[32];
+    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
+    size_t o = 0;
+    for (int i = 0; i < len && o + 2 < size; i++) {
+        if (i > 0 && (len - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    if (size) buf[o < size ? o : size - 1] = '\0';
+    return buf;
+}
+
+/* "half of this machine's 23.4 GB; --max-memory SIZE sets another", or where the limit came from. */
+static const char *limit_words(char *buf, size_t size) {
+    char phys[32];
+    if (g_mem_limit)
+        snprintf(buf, size, "set by --max-memory");
+    else
+        snprintf(buf, size, "half of this machine's %s; --max-memory SIZE sets another",
+                 format_bytes(mem_physical(), phys, sizeof phys));
+    return buf;
+}
+
+bool mem_check(uint64_t bytes, const char *what, Error *err) {
+    uint64_t limit = mem_limit();
+    if (bytes <= limit) return true;
+    char need[32], exact[32], lim[32], words[128];
+    return error_set(err, "%s would need about %s of memory (%s bytes), more than the limit of %s (%s)", what,
+                     format_bytes(bytes, need, sizeof need), format_grouped(bytes, exact, sizeof exact),
+                     format_bytes(limit, lim, sizeof lim), limit_words(words, sizeof words));
+}
+
+/* A single block above the limit is refused before the system is asked for it. */
+static void check_block(uint64_t bytes) {
+    uint64_t limit = mem_limit();
+    if (bytes <= limit) return;
+    char need[32], exact[32], lim[32], words[128];
+    die("allocating %s (%s bytes) at once is more than the memory limit of %s (%s)",
+        format_bytes(bytes, need, sizeof need), format_grouped(bytes, exact, sizeof exact),
+        format_bytes(limit, lim, sizeof lim), limit_words(words, sizeof words));
+}
+
 void *xmalloc(size_t size) {
+    check_block(size);
     void *p = malloc(size ? size : 1);
     if (!p) die("out of memory allocating %zu bytes", size);
     return p;
 }
 
 void *xcalloc(size_t count, size_t size) {
+    check_block(size_mul(count, size));
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p) die("out of memory allocating %zu x %zu bytes", count, size);
     return p;
 }
 
 void *xrealloc(void *ptr, size_t size) {
+    check_block(size);
     void *p = realloc(ptr, size ? size : 1);
     if (!p) die("out of memory reallocating to %zu bytes", size);
     return p;
@@ -304,6 +395,7 @@ char *xstrdup(const char *s) {
 }
 
 void *xaligned_alloc(size_t size) {
+    check_block(size);
     void *p = NULL;
     if (posix_memalign(&p, 64, size ? size : 64) != 0)
         die("out of memory allocating %zu aligned bytes", size);
@@ -323,19 +415,26 @@ char *read_file(const char *path, size_t *len, Error *err) {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return error_set(err, "cannot open %s for reading: %s", path, strerror(errno)), NULL;
     const char *why = fd_problem(fd);
-    if (why) {
+    struct stat st;
+    if (why || fstat(fd, &st) != 0) {
         close(fd);
-        return error_set(err, "cannot read %s: it %s", path, why), NULL;
+        return error_set(err, "cannot read %s: it %s", path, why ? why : "cannot be looked at"), NULL;
+    }
+    char what[64 + PATH_MAX];
+    snprintf(what, sizeof what, "reading %s whole", path);
+    if (!mem_check(size_add((uint64_t)st.st_size, 1), what, err)) {
+        close(fd);
+        return NULL;
     }
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         close(fd);
         return error_set(err, "cannot open %s for reading: %s", path, strerror(errno)), NULL;
     }
-    size_t cap = 1 << 16, n = 0;
+    size_t cap = (size_t)st.st_size + 1, n = 0; /* the whole file and its terminator, in one block */
     char *buf = xmalloc(cap);
     for (;;) {
-        if (n + 1 >= cap) buf = xrealloc(buf, cap *= 2);
+        if (n + 1 >= cap) buf = xrealloc(buf, cap *= 2); /* it grew while being read */
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
         if (got == 0) break;
@@ -358,6 +457,103 @@ bool write_file(const char *path, const void *data, size_t len, Error *err) {
     bool ok = fwrite(data, 1, len, f) == len;
     ok = (fclose(f) == 0) && ok;
     if (!ok) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    return true;
+}
+
+bool check_writable(const char *path, Error *err) {
+    if (!*path) return error_set(err, "an empty file name cannot be written");
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd >= 0) { /* a new file: it can be made; the run makes it again at the end */
+        close(fd);
+        unlink(path);
+        return true;
+    }
+    if (errno != EEXIST) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    struct stat st;
+    if (stat(path, &st) != 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) return error_set(err, "cannot write %s: it %s", path, not_regular(st.st_mode));
+    fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC); /* no O_TRUNC: nothing is changed yet */
+    if (fd < 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    close(fd);
+    return true;
+}
+
+bool check_disk_space(const char *path, uint64_t bytes, Error *err) {
+    char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    struct statvfs v;
+    bool known = statvfs(dir, &v) == 0;
+    free(dir);
+    if (!known) return true; /* cannot tell: the write itself will say */
+    uint64_t room = size_mul(v.f_bavail, v.f_frsize);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        room = size_add(room, (uint64_t)st.st_size); /* replaced */
+    if (bytes <= room) return true;
+    char need[32], exact[32], have[32];
+    return error_set(err, "%s would be %s (%s bytes), but its file system has only %s free", path,
+                     format_bytes(bytes, need, sizeof need), format_grouped(bytes, exact, sizeof exact),
+                     format_bytes(room, have, sizeof have));
+}
+
+/* ---- numbers on the command line ---------------------------------------------------- */
+
+bool parse_count(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out, Error *err) {
+    uint64_t v = 0;
+    bool ok = *text != '\0';
+    for (const char *p = text; ok && *p; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        ok = *p >= '0' && *p <= '9' && v <= (UINT64_MAX - d) / 10;
+        v = v * 10 + d;
+    }
+    if (!ok || v < min || v > max)
+        return error_set(err, "%s needs a whole number from %llu to %llu, got '%s'", flag,
+                         (unsigned long long)min, (unsigned long long)max, text);
+    *out = v;
+    return true;
+}
+
+bool parse_size(const char *flag, const char *text, uint64_t *bytes, Error *err) {
+    static const struct {
+        const char *name;
+        uint64_t scale;
+    } units[] = {{"", 1},
+                 {"b", 1},
+                 {"k", 1000},
+                 {"kb", 1000},
+                 {"m", 1000000},
+                 {"mb", 1000000},
+                 {"g", 1000000000},
+                 {"gb", 1000000000},
+                 {"t", 1000000000000},
+                 {"tb", 1000000000000},
+                 {"kib", 1ull << 10},
+                 {"mib", 1ull << 20},
+                 {"gib", 1ull << 30},
+                 {"tib", 1ull << 40}};
+    const char *p = text;
+    unsigned __int128 whole = 0, frac = 0, denom = 1;
+    bool digits = false, ok = true;
+    for (; *p >= '0' && *p <= '9'; p++, digits = true)
+        if ((whole = whole * 10 + (unsigned)(*p - '0')) > UINT64_MAX) ok = false;
+    if (*p == '.') {
+        p++;
+        for (; *p >= '0' && *p <= '9'; p++, digits = true)
+            if (denom < 1000000000000000000ull) frac = frac * 10 + (unsigned)(*p - '0'), denom *= 10;
+    }
+    uint64_t scale = 0;
+    for (size_t i = 0; i < ARRAY_LEN(units) && !scale; i++)
+        if (strcasecmp(p, units[i].name) == 0) scale = units[i].scale;
+    unsigned __int128 v = whole * scale + (frac * scale + denom / 2) / denom; /* < 2^64 · 2^40 + 2^100 */
+    if (!ok || !digits || !scale || v < 1 || v > UINT64_MAX)
+        return error_set(err, "%s needs a size such as 8G, 512M or 1.5GiB (at least 1 byte), got '%s'", flag,
+                         text);
+    *bytes = (uint64_t)v;
     return true;
 }
 

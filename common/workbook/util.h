@@ -55,7 +55,31 @@ const char *escape_text(const char *s, char *buf, size_t size);
 void set_program_name(const char *argv0);
 const char *program_name(void);
 
-/* Allocation that dies with a clear message instead of returning NULL. */
+/* ---- memory: what one request may take -----------------------------------------
+ * Nothing a file or a command line asks for is allocated before its size is known
+ * to be sane. The limit is half of the machine's physical memory (sysconf), or what
+ * mem_set_limit() set instead (the demos' --max-memory SIZE). A demo estimates what
+ * a request needs before it allocates any of it (the buffers for T tokens, a tensor
+ * to dump) and refuses with one line saying how much that would be; x*alloc() and
+ * read_file() also refuse any single block above the limit, so nothing asks the
+ * system for 512 GB and gets killed for it halfway. */
+uint64_t mem_physical(void);
+uint64_t mem_limit(void);
+void mem_set_limit(uint64_t bytes); /* 0: back to half of the physical memory */
+/* Saturating arithmetic for estimates: never wraps; UINT64_MAX means "too much". */
+uint64_t size_mul(uint64_t a, uint64_t b);
+uint64_t size_add(uint64_t a, uint64_t b);
+/* True when bytes fit the limit; else false with "WHAT would need about 5.2 GB of
+ * memory (5,234,567,890 bytes), more than the limit of 11.7 GB (half of this
+ * machine's 23.4 GB; --max-memory SIZE sets another)". */
+bool mem_check(uint64_t bytes, const char *what, Error *err);
+/* "5.2 GB", "512.0 MB", "4.1 KB", "17 bytes" (powers of 1000, as the demos print sizes). */
+const char *format_bytes(uint64_t bytes, char *buf, size_t size);
+/* "5,234,567,890". */
+const char *format_grouped(uint64_t n, char *buf, size_t size);
+
+/* Allocation that dies with a clear message instead of returning NULL (and above
+ * the memory limit). */
 void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *ptr, size_t size);
@@ -74,6 +98,26 @@ char *read_file(const char *path, size_t *len, Error *err);
 
 /* Writes len bytes to path, replacing it. */
 bool write_file(const char *path, const void *data, size_t len, Error *err);
+
+/* Whether path can be written (a --dump FILE, before the run that fills it): an
+ * existing regular file that opens for writing (it is not changed), or a new file
+ * that can be created in its folder (created and removed again). A folder, a pipe
+ * or a device is refused: writing there would fail or block at the end. */
+bool check_writable(const char *path, Error *err);
+/* Whether the file system holding path has room for bytes more. */
+bool check_disk_space(const char *path, uint64_t bytes, Error *err);
+
+/* ---- numbers on the command line --------------------------------------------------
+ * Each returns false with one line naming the flag instead of exiting, so a demo's
+ * parser decides what to do (and the parsers can be fuzzed). */
+
+/* A whole number in min .. max, in decimal digits only: no sign, no spaces, no
+ * other characters ("2x", "1e3", "-1", "" and "0x10" are refused). */
+bool parse_count(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out, Error *err);
+/* A size in bytes: a number (digits, optionally a fraction) and a unit, B, K, M, G, T
+ * (powers of 1000, with or without B: 8G = 8GB = 8e9) or KiB, MiB, GiB, TiB (powers
+ * of 1024); no unit means bytes. At least 1 byte, at most 2^64 − 1. */
+bool parse_size(const char *flag, const char *text, uint64_t *bytes, Error *err);
 
 /* True when path exists and is a directory / a regular file. */
 bool is_dir(const char *path);
