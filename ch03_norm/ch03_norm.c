@@ -25,7 +25,7 @@
 
 static void usage(FILE *to) {
     fprintf(to,
-            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--help]\n"
+            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--max-memory SIZE] [--help]\n"
             "Chapter 3: the layer-0 input of the book's sentence before and after\n"
             "input_layernorm (per-token RMS, the stored weight w and the 1 + w it scales by),\n"
             "then the gated RMSNorm and l2norm on small examples.\n"
@@ -33,7 +33,10 @@ static void usage(FILE *to) {
             "                or the Hugging Face cache)\n"
             "  --ids LIST    token ids to run on instead of the book's sentence, e.g. 1,2,3\n"
             "  --dump FILE   write what the demo computed (embed, layer.0.input_norm, ...)\n"
-            "                to FILE as float32 safetensors\n",
+            "                to FILE as float32 safetensors\n"
+            "  --max-memory SIZE\n"
+            "                the most memory the run may take, e.g. 8G (default: half of\n"
+            "                this machine's); a request that needs more is refused up front\n",
             program_name());
 }
 
@@ -66,6 +69,11 @@ int main(int argc, char **argv) {
     if (!sentence_ids(&m.ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
     int T = ids.n, H = c->hidden_size;
     float eps = (float)c->rms_norm_eps;
+    /* what the run allocates for T tokens, before any of it: four [T, H] tensors, three [T], two [H] */
+    char what[64];
+    snprintf(what, sizeof what, "the demo on %d tokens", T);
+    demo_require_memory(
+        floats(size_add(size_mul(4, size_mul(T, H)), size_add(size_mul(3, T), size_mul(2, H)))), what);
     DumpSet dump;
     dump_init(&dump);
     char a[512], b[512];

@@ -24,7 +24,7 @@
 
 static void usage(FILE *to) {
     fprintf(to,
-            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--help]\n"
+            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--max-memory SIZE] [--help]\n"
             "Chapter 4: layer 0's SwiGLU MLP, down(silu(gate(x)) * up(x)), on the book's\n"
             "sentence after input_layernorm: shapes, parameters, how many features SiLU\n"
             "nearly switches off, the scale of the output.\n"
@@ -32,7 +32,10 @@ static void usage(FILE *to) {
             "                or the Hugging Face cache)\n"
             "  --ids LIST    token ids to run on instead of the book's sentence, e.g. 1,2,3\n"
             "  --dump FILE   write mlp.x, mlp.gate, mlp.up, mlp.act, mlp.out (and ids) to\n"
-            "                FILE as float32 safetensors\n",
+            "                FILE as float32 safetensors\n"
+            "  --max-memory SIZE\n"
+            "                the most memory the run may take, e.g. 8G (default: half of\n"
+            "                this machine's); a request that needs more is refused up front\n",
             program_name());
 }
 
@@ -63,6 +66,11 @@ int main(int argc, char **argv) {
     const Mlp *mlp = &m.layers[0].mlp;
     const MlpWeights *mw = &mlp->w;
     char a[512], b[64], d[64];
+    /* what the run allocates for T tokens, before any of it: three [T, H] tensors, the ids, the MLP's buffers
+     */
+    snprintf(a, sizeof a, "the demo on %d tokens", T);
+    demo_require_memory(
+        size_add(floats(size_add(size_mul(3, size_mul(T, H)), T)), mlp_acts_bytes(&mlp->d, T)), a);
 
     DumpSet dump;
     dump_init(&dump);

@@ -28,7 +28,8 @@
 
 static void usage(FILE *to) {
     fprintf(to,
-            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--plot=png|ascii|none] [--help]\n"
+            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--plot=png|ascii|none]\n"
+            "          [--max-memory SIZE] [--help]\n"
             "Chapter 5: partial RoPE. Which dims rotate, the frequencies and wavelengths from\n"
             "rope_theta, the cos/sin table of the book's sentence, and a check that a rotated\n"
             "query-key score depends only on the distance between the two positions.\n"
@@ -39,7 +40,10 @@ static void usage(FILE *to) {
             "                 query/key used and their scores to FILE as float32 safetensors\n"
             "  --plot=MODE    png (default): plots/ch05_wavelength.png and ch05_rotation.png\n"
             "                 ascii: the same, and each figure drawn in the terminal (stderr)\n"
-            "                 none: no figures\n",
+            "                 none: no figures\n"
+            "  --max-memory SIZE\n"
+            "                 the most memory the run may take, e.g. 8G (default: half of\n"
+            "                 this machine's); a request that needs more is refused up front\n",
             program_name());
 }
 
@@ -172,6 +176,14 @@ int main(int argc, char **argv) {
     int n_pos = T;
     for (int i = 0; i < N_PLACEMENTS; i++)
         n_pos = placements[i][0] + 1 > n_pos ? placements[i][0] + 1 : n_pos;
+    /* what the run allocates, before any of it: the table, [T, H] embedding rows, the dumped cos/sin [T,
+     * half] */
+    char what[64];
+    snprintf(what, sizeof what, "the demo on %d tokens", T);
+    uint64_t half_dims = (uint64_t)c->rotary_dim / 2;
+    demo_require_memory(size_add(rope_table_bytes(c->rotary_dim, n_pos),
+                                 floats(size_add(size_mul(T, H), size_mul(size_add(2 * half_dims, 1), T)))),
+                        what);
     RopeTable rt;
     rope_init_config(&rt, c, n_pos);
     int half = rt.half;
