@@ -1,5 +1,6 @@
 #!/bin/sh
-# test_demo_limits.sh — what every demo that runs on weights refuses up front.
+# test_demo_input.sh — what every demo that runs on weights refuses up front, and
+# what it never prints raw.
 #
 #   1. Memory. A demo adds up what a request will allocate before it allocates any
 #      of it, and refuses with one line saying how much when that is over the limit
@@ -14,6 +15,8 @@
 #   3. --max-memory itself: a size or one clear line.
 #   4. ch01's --dump streams: a tensor twice the memory limit is dumped; one the
 #      disk has no room for is refused before anything is printed.
+#   5. Text from a file printed on stdout: ch06's token labels escape control
+#      characters (a byte-level token can decode to ESC).
 # Run from the repository root by mk/run-tests.sh ($BUILD, $BINDIR, $TINY set).
 set -u
 demo=
@@ -127,4 +130,21 @@ else
     fail "ch01_weights --dump of a 32 MB tensor under --max-memory 24M"
 fi
 rm -f "$tmp/mid.safetensors"
+
+# ---- 5. token labels from tokenizer.json -------------------------------------------
+# In the byte-level vocabulary of the test tokenizer, id 27 is byte 0x1b (ESC) and
+# id 10 a newline; as labels they are \x1b and \n, never the bytes themselves.
+mkdir -p "$tmp/tok"
+cp "$tiny"/* "$tmp/tok/"
+cp ch02_embedding/tests/data/tiny_tokenizer.json "$tmp/tok/tokenizer.json"
+${B}ch06_attention/ch06_attention --model "$tmp/tok" --ids 65,27,10 --plot=none >"$out" 2>"$err"
+if [ $? -ne 0 ]; then
+    fail "ch06_attention with a tokenizer: exit status"
+elif LC_ALL=C grep -q "$(printf '\033')" "$out"; then
+    fail "ch06_attention: a raw ESC byte on stdout"
+elif ! grep -qF 'A | \x1b | \n' "$out"; then
+    fail "ch06_attention: the labels are not A | \x1b | \n"
+else
+    ok "ch06_attention: control characters in token labels are escaped"
+fi
 finish
