@@ -13,6 +13,7 @@
  *   fuzz_checkpoint/   the micro checkpoint as one input (config.json, index and
  *                      shard joined by fuzz_checkpoint.c's separator), the same in
  *                      the single-file layout, and with an untied lm_head
+ *   fuzz_cli_numbers/  a few arguments of --seed, --shards, --sep, --max-memory
  *
  * The micro checkpoint is the tiny one's architecture (L then F, gated attention,
  * more value heads than key heads) at hidden size 8 and a 32-token vocabulary, so
@@ -190,6 +191,42 @@ int main(int argc, char **argv) {
     write_checkpoint(tmp, &micro, true);
     put_joined(ck_dir, "micro-lm-head", tmp, true);
     remove_checkpoint(tmp);
+    /* numbers: the first byte picks the parser (fuzz_cli_numbers.c), the rest is the argument */
+    static const struct {
+        const char *name, *bytes;
+        size_t len;
+    } numbers[] = {{"count-max",
+                    "\0"
+                    "18446744073709551615",
+                    21},
+                   {"shards",
+                    "\1"
+                    "2",
+                    2},
+                   {"sep",
+                    "\2"
+                    "1773",
+                    5},
+                   {"size-8G",
+                    "\3"
+                    "8G",
+                    3},
+                   {"size-1.5GiB",
+                    "\3"
+                    "1.5GiB",
+                    7},
+                   {"size-fraction",
+                    "\3"
+                    "0.0015K",
+                    8},
+                   {"size-bytes",
+                    "\3"
+                    "512",
+                    4}};
+    char *num_dir = path_join(argv[1], "fuzz_cli_numbers");
+    for (size_t i = 0; i < ARRAY_LEN(numbers); i++)
+        put(num_dir, numbers[i].name, numbers[i].bytes, numbers[i].len);
+    free(num_dir);
     free(cfg_dir), free(st_dir), free(ck_dir), free(tmp);
     return 0;
 }
