@@ -6,7 +6,7 @@
  * Every number here comes from shapes alone, so on the synthetic checkpoint
  * (`make synthetic`) it is the same as on the real download.
  *
- *   ./ch01_weights [--model DIR] [--dump FILE TENSOR...]
+ *   ./ch01_weights [--model DIR] [--dump FILE TENSOR...] [--max-memory SIZE]
  */
 #include <stdio.h>
 #include <stdlib.h>
