@@ -110,6 +110,7 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
     spans = xcalloc((size_t)n, sizeof(Span));
     const unsigned char *data = (const unsigned char *)st->map + 8 + header_len;
     uint64_t data_size = st->size - 8 - header_len;
+    uint64_t copied = 0; /* bytes of aligned copies so far */
     for (const cJSON *e = root->child; e; e = e->next) {
         if (strcmp(e->string, "__metadata__") == 0) {
             if (!cJSON_IsObject(e)) {
@@ -137,6 +138,11 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
         spans[st->count - 1] = (Span){begin, end, st->count - 1};
         t->data = data + begin;
         if ((uintptr_t)t->data % (uintptr_t)dtype_size(t->dtype) != 0) { /* keep an aligned copy */
+            char what[160];
+            snprintf(what, sizeof what, "%s: an aligned copy of the misaligned tensor '%s'", path, t->name);
+            copied = size_add(copied, end - begin);
+            if (!mem_check(copied, what, err))
+                goto done; /* an error, not an exit: the file is outside input */
             void *copy = xaligned_alloc((size_t)(end - begin));
             memcpy(copy, t->data, (size_t)(end - begin));
             st->copies = xrealloc(st->copies, (size_t)(st->n_copies + 1) * sizeof(void *));

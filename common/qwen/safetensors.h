@@ -19,7 +19,8 @@
  * numbers (a 1.7 GB shard has offsets beyond INT_MAX). The format does not
  * promise that a tensor's bytes are aligned for its dtype; the reader checks and,
  * for the rare tensor that is not, keeps an aligned copy, so Tensor.data can
- * always be read as uint16_t / float directly.
+ * always be read as uint16_t / float directly (copies beyond the memory limit of
+ * util.h are an error, not an allocation).
  */
 #ifndef SAFETENSORS_H
 #define SAFETENSORS_H

@@ -349,12 +349,23 @@ static const char *limit_words(char *buf, size_t size) {
     return buf;
 }
 
+/* " (5,234,567,890 bytes)" after a rounded size, or nothing when the size is exact
+ * already ("512 bytes"). */
+static const char *exact_words(uint64_t bytes, char *buf, size_t size) {
+    char exact[32];
+    if (bytes < 1000)
+        snprintf(buf, size, "%s", "");
+    else
+        snprintf(buf, size, " (%s bytes)", format_grouped(bytes, exact, sizeof exact));
+    return buf;
+}
+
 bool mem_check(uint64_t bytes, const char *what, Error *err) {
     uint64_t limit = mem_limit();
     if (bytes <= limit) return true;
-    char need[32], exact[32], lim[32], words[128];
-    return error_set(err, "%s would need about %s of memory (%s bytes), more than the limit of %s (%s)", what,
-                     format_bytes(bytes, need, sizeof need), format_grouped(bytes, exact, sizeof exact),
+    char need[32], exact[48], lim[32], words[128];
+    return error_set(err, "%s would need about %s of memory%s, more than the limit of %s (%s)", what,
+                     format_bytes(bytes, need, sizeof need), exact_words(bytes, exact, sizeof exact),
                      format_bytes(limit, lim, sizeof lim), limit_words(words, sizeof words));
 }
 
@@ -362,9 +373,9 @@ bool mem_check(uint64_t bytes, const char *what, Error *err) {
 static void check_block(uint64_t bytes) {
     uint64_t limit = mem_limit();
     if (bytes <= limit) return;
-    char need[32], exact[32], lim[32], words[128];
-    die("allocating %s (%s bytes) at once is more than the memory limit of %s (%s)",
-        format_bytes(bytes, need, sizeof need), format_grouped(bytes, exact, sizeof exact),
+    char need[32], exact[48], lim[32], words[128];
+    die("allocating %s%s at once is more than the memory limit of %s (%s)",
+        format_bytes(bytes, need, sizeof need), exact_words(bytes, exact, sizeof exact),
         format_bytes(limit, lim, sizeof lim), limit_words(words, sizeof words));
 }
 
@@ -495,9 +506,9 @@ bool check_disk_space(const char *path, uint64_t bytes, Error *err) {
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
         room = size_add(room, (uint64_t)st.st_size); /* replaced */
     if (bytes <= room) return true;
-    char need[32], exact[32], have[32];
-    return error_set(err, "%s would be %s (%s bytes), but its file system has only %s free", path,
-                     format_bytes(bytes, need, sizeof need), format_grouped(bytes, exact, sizeof exact),
+    char need[32], exact[48], have[32];
+    return error_set(err, "%s would be %s%s, but its file system has only %s free", path,
+                     format_bytes(bytes, need, sizeof need), exact_words(bytes, exact, sizeof exact),
                      format_bytes(room, have, sizeof have));
 }
 
