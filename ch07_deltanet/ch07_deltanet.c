@@ -149,8 +149,8 @@ static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids
         if (!ids_parse(o->common.ids, vocab, short_ids, &err)) die("%s", err.msg);
         if (o->sep >= vocab) die("--sep: id %ld is outside the vocabulary (0 .. %d)", o->sep, vocab - 1);
         copies_of(short_ids, o->sep, long_ids);
-        snprintf(notice, notice_size, "%s: the long text is %d copies of the --ids%s\n", program_name(), COPIES,
-                 o->sep >= 0 ? ", joined with --sep" : " (no --sep: not joined with 。)");
+        snprintf(notice, notice_size, "%s: the long text is %d copies of the --ids%s\n", program_name(),
+                 COPIES, o->sep >= 0 ? ", joined with --sep" : " (no --sep: not joined with 。)");
         return;
     }
     char *path = path_join(ck->dir, "tokenizer.json");
@@ -428,7 +428,7 @@ int main(int argc, char **argv) {
     const DeltaNetDims *d = &dn->d;
 
     TokenIds short_ids, long_ids; /* the two texts, read before anything is printed */
-    char notice[160] = ""; /* how the long text was made: said once the run is known to fit */
+    char notice[160] = "";        /* how the long text was made: said once the run is known to fit */
     text_ids(&opt, &m.ck, &short_ids, &long_ids, notice, sizeof notice);
     if (short_ids.n == 0) die("the short text has no tokens");
     require_memory(&opt, d, &short_ids, &long_ids);
