@@ -6,7 +6,7 @@
  * Every number here comes from shapes alone, so on the synthetic checkpoint
  * (`make synthetic`) it is the same as on the real download.
  *
- *   ./ch01_weights [--model DIR] [--dump FILE TENSOR...]
+ *   ./ch01_weights [--model DIR] [--dump FILE TENSOR...] [--max-memory SIZE]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,18 +14,22 @@
 
 #include "qwen/model.h"
 #include "qwen/safetensors.h"
+#include "workbook/demo.h"
 #include "workbook/util.h"
 
 static void usage(FILE *to) {
     fprintf(to,
-            "usage: %s [--model DIR] [--dump FILE TENSOR...] [--help]\n"
+            "usage: %s [--model DIR] [--dump FILE TENSOR...] [--max-memory SIZE] [--help]\n"
             "Chapter 1: opens the Qwen3.5-0.8B checkpoint and prints its config, layer\n"
             "pattern, parameter counts, dtypes and memory.\n"
             "  --model DIR    the model folder (else $QWEN35_MODEL, models/Qwen3.5-0.8B,\n"
             "                 or the Hugging Face cache)\n"
             "  --dump FILE TENSOR...\n"
             "                 write the named tensors (e.g. layers.0.linear_attn.A_log)\n"
-            "                 to FILE as float32 safetensors\n",
+            "                 to FILE as float32 safetensors (streamed: no tensor is held\n"
+            "                 whole; the file system must have room for it)\n"
+            "  --max-memory SIZE  the most memory to take, e.g. 8G (default: half of\n"
+            "                 this machine's)\n",
             program_name());
 }
 
@@ -127,31 +131,41 @@ static void print_summary(const Model *w, const char *dir, const char *source, d
         for (int k = 0; k < n_seen; k++) known |= strcmp(seen[k], role) == 0;
         if (!known && n_seen < 4) snprintf(seen[n_seen++], sizeof seen[0], "%s", role);
     }
-    for (int k = 0; k < n_seen; k++) printf("%s%s", k ? "、" : "（F32 的是 ", seen[k]);
+    for (int k = 0; k < n_seen; k++) { /* names from the file: never a raw control character on stdout */
+        char shown[256];
+        printf("%s%s", k ? "、" : "（F32 的是 ", escape_text(seen[k], shown, sizeof shown));
+    }
     printf("%s\n", n_seen ? "：精度要紧的少数几个）" : "");
     printf("内存：文件里的文本权重 %.2f GB；全按 bf16 存是 %.2f GB，全换成 fp32 要 %.2f GB\n",
            (double)bytes / 1e9, (double)total * 2 / 1e9, (double)total * 4 / 1e9);
 }
 
-/* --dump: the named tensors, widened to float32, into one safetensors file. */
-static void dump(const Checkpoint *ck, const char *path, char **names, int n) {
-    StWriter w;
-    stw_init(&w);
-    float **bufs = xcalloc((size_t)n, sizeof *bufs);
+/* Fills out with elements first .. first + count − 1 of a tensor, widened to float32:
+ * the writer asks for a tensor chunk by chunk, so no tensor is ever held whole. */
+static void widen_chunk(void *ctx, int64_t first, int64_t count, float *out) {
+    tensor_read_f32(ctx, first, count, out);
+}
+
+/* --dump: the named tensors, described to the writer before anything is printed: a
+ * name the checkpoint lacks, or a file the disk has no room for (float32 is twice
+ * the BF16 bytes), is an error before the run. */
+static void dump_plan(StWriter *w, const Checkpoint *ck, const char *path, char **names, int n) {
+    stw_init(w);
     for (int i = 0; i < n; i++) {
         const char *short_name = ckpt_text_name(names[i]);
         const Tensor *t = short_name ? ckpt_find(ck, short_name) : NULL;
         if (!t) die("--dump: no tensor named %s in %s", names[i], ck->dir);
-        bufs[i] = xmalloc((size_t)t->numel * sizeof(float));
-        tensor_read_f32(t, 0, t->numel, bufs[i]);
-        stw_add(&w, short_name, DTYPE_F32, t->ndim, t->shape, bufs[i]);
+        stw_add_generated(w, short_name, DTYPE_F32, t->ndim, t->shape, widen_chunk, (void *)t);
     }
     Error err;
-    if (!stw_write(&w, path, NULL, &err)) die("%s", err.msg);
-    fprintf(stderr, "wrote %d tensor(s) as float32 to %s\n", n, path);
-    for (int i = 0; i < n; i++) free(bufs[i]);
-    free(bufs);
-    stw_free(&w);
+    if (!check_disk_space(path, stw_data_bytes(w), &err)) die("--dump: %s", err.msg);
+}
+
+/* --dump: the tensors, widened to float32 a chunk at a time, into one safetensors file. */
+static void dump(StWriter *w, const char *path) {
+    Error err;
+    if (!stw_write(w, path, NULL, &err)) die("%s", err.msg);
+    fprintf(stderr, "wrote %d tensor(s) as float32 to %s\n", w->count, path);
 }
 
 int main(int argc, char **argv) {
@@ -165,6 +179,8 @@ int main(int argc, char **argv) {
             return 0;
         } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
             model_flag = argv[++i];
+        } else if (strcmp(argv[i], "--max-memory") == 0 && i + 1 < argc) {
+            demo_max_memory(argv[++i]);
         } else if (strcmp(argv[i], "--dump") == 0 && i + 2 < argc) {
             dump_path = argv[++i];
             dump_names = &argv[i + 1];
@@ -174,6 +190,7 @@ int main(int argc, char **argv) {
             die("unknown or incomplete option '%s' (see --help)", argv[i]);
         }
     }
+    if (dump_path) demo_check_dump(dump_path); /* before the model is even looked for */
 
     Error err;
     const char *source;
@@ -183,9 +200,14 @@ int main(int argc, char **argv) {
     double t0 = now_seconds();
     if (!model_open(&m, dir, &err)) die("%s", err.msg);
     double load_ms = (now_seconds() - t0) * 1000;
+    StWriter plan;
+    if (dump_path) dump_plan(&plan, &m.ck, dump_path, dump_names, n_dump);
 
     print_summary(&m, dir, source, load_ms);
-    if (dump_path) dump(&m.ck, dump_path, dump_names, n_dump);
+    if (dump_path) {
+        dump(&plan, dump_path);
+        stw_free(&plan);
+    }
     model_close(&m);
     free(dir);
     return 0;

@@ -15,10 +15,9 @@
 
 /* A whole positive number, or a clear error ("--shards 2x" is not 2). */
 static int positive_arg(const char *flag, const char *text) {
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || v < 1 || v > 1 << 30)
-        die("%s needs a positive whole number, got '%s'", flag, text);
+    uint64_t v;
+    Error err;
+    if (!parse_count(flag, text, 1, 1 << 30, &v, &err)) die("%s", err.msg);
     return (int)v;
 }
 

@@ -25,13 +25,14 @@
 
 static void usage(FILE *to) {
     fprintf(to,
-            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--help]\n"
+            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--max-memory SIZE]\n"
+            "          [--help]\n"
             "Chapter 3: the layer-0 input of the book's sentence before and after\n"
             "input_layernorm (per-token RMS, the stored weight w and the 1 + w it scales by),\n"
             "then the gated RMSNorm and l2norm on small examples.\n" DEMO_HELP_MODEL
             "  --ids LIST         token ids instead of the book's sentence, e.g. 1,2,3\n"
             "  --dump FILE        write what the demo computed (embed, layer.0.input_norm,\n"
-            "                     ...) to FILE as float32 safetensors\n",
+            "                     ...) to FILE as float32 safetensors\n" DEMO_HELP_MAX_MEMORY,
             program_name());
 }
 
@@ -64,6 +65,11 @@ int main(int argc, char **argv) {
     if (!sentence_ids(&m.ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
     int T = ids.n, H = c->hidden_size;
     float eps = (float)c->rms_norm_eps;
+    /* what the run allocates for T tokens, before any of it: four [T, H] tensors, three [T], two [H] */
+    char what[64];
+    snprintf(what, sizeof what, "the demo on %d tokens", T);
+    demo_require_memory(
+        floats(size_add(size_mul(4, size_mul(T, H)), size_add(size_mul(3, T), size_mul(2, H)))), what);
     DumpSet dump;
     dump_init(&dump);
     char a[512], b[512];

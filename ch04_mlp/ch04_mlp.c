@@ -24,13 +24,13 @@
 
 static void usage(FILE *to) {
     fprintf(to,
-            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--help]\n"
+            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--max-memory SIZE] [--help]\n"
             "Chapter 4: layer 0's SwiGLU MLP, down(silu(gate(x)) * up(x)), on the book's\n"
             "sentence after input_layernorm: shapes, parameters, how many features SiLU\n"
             "nearly switches off, the scale of the output.\n" DEMO_HELP_MODEL
             "  --ids LIST         token ids instead of the book's sentence, e.g. 1,2,3\n"
             "  --dump FILE        write mlp.x, mlp.gate, mlp.up, mlp.act, mlp.out (and ids)\n"
-            "                     to FILE as float32 safetensors\n",
+            "                     to FILE as float32 safetensors\n" DEMO_HELP_MAX_MEMORY,
             program_name());
 }
 
@@ -61,6 +61,11 @@ int main(int argc, char **argv) {
     const Mlp *mlp = &m.layers[0].mlp;
     const MlpWeights *mw = &mlp->w;
     char a[512], b[64], d[64];
+    /* what the run allocates for T tokens, before any of it: three [T, H] tensors, the ids, the MLP's buffers
+     */
+    snprintf(a, sizeof a, "the demo on %d tokens", T);
+    demo_require_memory(
+        size_add(floats(size_add(size_mul(3, size_mul(T, H)), T)), mlp_acts_bytes(&mlp->d, T)), a);
 
     DumpSet dump;
     dump_init(&dump);

@@ -29,7 +29,7 @@
 static void usage(FILE *to) {
     fprintf(to,
             "usage: %s [--model DIR] [--ids 1,2,3] [--plot=png|ascii|none]\n"
-            "          [--dump FILE] [--help]\n"
+            "          [--dump FILE] [--max-memory SIZE] [--help]\n"
             "Chapter 5: partial RoPE. Which dims rotate, the frequencies and wavelengths from\n"
             "rope_theta, the cos/sin table of the book's sentence, and a check that a rotated\n"
             "query-key score depends only on the distance between the two positions.\n" DEMO_HELP_MODEL
@@ -172,6 +172,14 @@ int main(int argc, char **argv) {
     int n_pos = T;
     for (int i = 0; i < N_PLACEMENTS; i++)
         n_pos = placements[i][0] + 1 > n_pos ? placements[i][0] + 1 : n_pos;
+    /* what the run allocates, before any of it: the table, [T, H] embedding rows, the dumped cos/sin [T,
+     * half] */
+    char what[64];
+    snprintf(what, sizeof what, "the demo on %d tokens", T);
+    uint64_t half_dims = (uint64_t)c->rotary_dim / 2;
+    demo_require_memory(size_add(rope_table_bytes(c->rotary_dim, n_pos),
+                                 floats(size_add(size_mul(T, H), size_mul(size_add(2 * half_dims, 1), T)))),
+                        what);
     RopeTable rt;
     rope_init_config(&rt, c, n_pos);
     int half = rt.half;

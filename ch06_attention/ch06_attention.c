@@ -38,7 +38,7 @@
 static void usage(FILE *to) {
     fprintf(to,
             "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE]\n"
-            "          [--plot=png|ascii|none] [--help]\n"
+            "          [--plot=png|ascii|none] [--max-memory SIZE] [--help]\n"
             "\n"
             "Chapter 6: the first full-attention layer (layer 3) on the book's sentence:\n"
             "query/gate split, GQA, q/k norm, each head's attention weights (heatmap), the\n"
@@ -54,11 +54,11 @@ static void usage(FILE *to) {
             "                     safetensors, named as reference/qwen35_reference.py)\n"
             "  --plot=MODE        png (default): plots/ch06_attention.png (+ .dat, .gp);\n"
             "                     ascii: the same, the heatmap also drawn on stderr; none\n"
-            "  --help             this text\n",
+            DEMO_HELP_MAX_MEMORY "  --help             this text\n",
             program_name());
 }
 
-/* One token's text for labels ("公园"). Control characters are shown as \n etc.;
+/* One token's text for labels ("公园"). Control characters are shown as \n, \x1b etc.;
  * a token that is only part of a character (a byte-level piece of a rare
  * character) is shown by its bytes, e.g. <e5 85>. Without a tokenizer: "#id". */
 static char *token_label(const Tokenizer *tok, int id) {
@@ -86,6 +86,8 @@ static char *token_label(const Tokenizer *tok, int id) {
                 *o++ = '\\', *o++ = 't';
             else if (c == '\r')
                 *o++ = '\\', *o++ = 'r';
+            else if (c < 0x20 || c == 0x7f) /* an escape sequence from the file never reaches the terminal */
+                o += sprintf(o, "\\x%02x", c);
             else
                 *o++ = (char)c;
         }
@@ -220,6 +222,26 @@ int main(int argc, char **argv) {
     char source_label[256];
     if (!sentence_ids(&m.ck, opt.ids, &ids, source_label, sizeof source_label, &err)) die("%s", err.msg);
     int T = ids.n;
+    /* What the run allocates for T tokens, before any of it: the attention weights
+     * [Hq, T, T] (and the figure's tiles of them), four [T, H] tensors, k before its
+     * norm, the layer's buffers for the full pass and for the decode, two KV caches,
+     * the RoPE table, the labels, and the dumped ids, cos and sin. */
+    {
+        uint64_t TT = size_mul(T, T), half = (uint64_t)c->rotary_dim / 2;
+        int gc = Hq <= 4 ? Hq : (Hq + 1) / 2, gr = (Hq + gc - 1) / gc;
+        uint64_t tiles = opt.plot == PLOT_NONE ? 0 : size_mul(size_mul(gr, T + 1), size_mul(gc, T + 1));
+        uint64_t n_floats =
+            size_add(size_add(size_mul(Hq, TT), tiles),
+                     size_add(size_mul(4, size_mul(T, H)), size_mul(T, size_add(Hkv * d, 2 * half + 1))));
+        uint64_t need = size_add(floats(n_floats),
+                                 size_add(attn_acts_bytes(&at->d, T), attn_acts_bytes(&at->d, (T + 1) / 2)));
+        need = size_add(need,
+                        size_add(size_mul(2, kv_cache_bytes(&at->d, T)), rope_table_bytes(c->rotary_dim, T)));
+        need = size_add(need, size_mul(T, 64)); /* labels and their pointers */
+        char what[64];
+        snprintf(what, sizeof what, "the demo on %d tokens", T);
+        demo_require_memory(need, what);
+    }
     Tokenizer tok_storage, *tok = NULL;
     char *tok_path = path_join(m.ck.dir, "tokenizer.json");
     if (is_file(tok_path)) {

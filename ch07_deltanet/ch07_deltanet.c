@@ -53,7 +53,7 @@ typedef struct {
 static void usage(FILE *to) {
     fprintf(to,
             "usage: %s [--model DIR] [--tokenizer FILE | --ids 1,2,3 [--sep ID]]\n"
-            "          [--dump FILE] [--plot=png|ascii|none] [--help]\n"
+            "          [--dump FILE] [--plot=png|ascii|none] [--max-memory SIZE] [--help]\n"
             "Chapter 7: layer 0's Gated DeltaNet on the book's sentence (" BOOK_SENTENCE ")\n"
             "and on the sentence joined 20 times with 。: shapes, times, the memory table,\n"
             "the gates on real input, and the delta rule writing one (k, v) six times.\n"
@@ -70,7 +70,10 @@ static void usage(FILE *to) {
             "                    as float32 safetensors, named as reference/qwen35_reference.py\n"
             "  --plot=MODE       png (default): plots/ch07_deltanet_time.png and\n"
             "                    ch07_deltanet_memory.png; ascii: also drawn in the terminal;\n"
-            "                    none: no figures (and no extra timing runs)\n",
+            "                    none: no figures (and no extra timing runs)\n"
+            "  --max-memory SIZE\n"
+            "                    the most memory the run may take, e.g. 8G (default: half of\n"
+            "                    this machine's); a request that needs more is refused up front\n",
             program_name());
 }
 
@@ -81,10 +84,10 @@ static bool own_flag(void *ctx, int argc, char **argv, int *i) {
     if ((v = demo_value("--tokenizer", argc, argv, i))) {
         o->tokenizer = v;
     } else if ((v = demo_value("--sep", argc, argv, i))) {
-        char *end;
-        o->sep = strtol(v, &end, 10);
-        if (end == v || *end != '\0' || o->sep < 0 || o->sep > 100000000)
-            die("--sep needs one token id (a whole number), got '%s'", v);
+        uint64_t sep;
+        if (!parse_count("--sep", v, 0, 100000000, &sep, NULL))
+            die("--sep needs one token id (a whole number from 0 to 100000000), got '%s'", v);
+        o->sep = (long)sep;
     } else {
         return false;
     }
@@ -130,8 +133,10 @@ static void tokenize_texts(const char *path, TokenIds *short_ids, TokenIds *long
 /* The short and the long text's ids, in this order: --tokenizer FILE; --ids (the long
  * text then 20 copies joined with --sep); the model folder's tokenizer.json;
  * otherwise the reference script's ids (common/workbook/sentence.h says so on stderr), the
- * long text 20 copies of them. */
-static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids, TokenIds *long_ids) {
+ * long text 20 copies of them. notice receives the line that says how the long text
+ * was made. */
+static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids, TokenIds *long_ids,
+                     char *notice, size_t notice_size) {
     *short_ids = (TokenIds){0};
     *long_ids = (TokenIds){0};
     int vocab = ck->config.vocab_size;
@@ -144,8 +149,8 @@ static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids
         if (!ids_parse(o->common.ids, vocab, short_ids, &err)) die("%s", err.msg);
         if (o->sep >= vocab) die("--sep: id %ld is outside the vocabulary (0 .. %d)", o->sep, vocab - 1);
         copies_of(short_ids, o->sep, long_ids);
-        fprintf(stderr, "%s: the long text is %d copies of the --ids%s\n", program_name(), COPIES,
-                o->sep >= 0 ? ", joined with --sep" : " (no --sep: not joined with 。)");
+        snprintf(notice, notice_size, "%s: the long text is %d copies of the --ids%s\n", program_name(),
+                 COPIES, o->sep >= 0 ? ", joined with --sep" : " (no --sep: not joined with 。)");
         return;
     }
     char *path = path_join(ck->dir, "tokenizer.json");
@@ -155,7 +160,7 @@ static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids
         char label[128];
         if (!sentence_ids(ck, NULL, short_ids, label, sizeof label, &err)) die("%s", err.msg);
         copies_of(short_ids, -1, long_ids);
-        fprintf(stderr, "%s: the long text is %d copies of them\n", program_name(), COPIES);
+        snprintf(notice, notice_size, "%s: the long text is %d copies of them\n", program_name(), COPIES);
     }
     free(path);
 }
@@ -383,6 +388,31 @@ static void dump(const char *path, const DeltaNet *dn, const TokenIds *texts[2],
     dn_state_free(&st);
 }
 
+/* ---- what a run takes ------------------------------------------------------------------ */
+
+/* Everything the run allocates, added up before any of it is: for both texts the
+ * layer's input, its output and its buffers (both kept for the dump), the embedding
+ * rows of the longer one while its input is made, the state, the figures' 512-token
+ * runs and the dump's extra copies. 65,536 --ids make a long text of 1.3 M tokens. */
+static void require_memory(const Options *o, const DeltaNetDims *d, const TokenIds *short_ids,
+                           const TokenIds *long_ids) {
+    uint64_t need = size_add(dn_state_bytes(d), floats(size_mul(long_ids->n, d->hidden)));
+    const TokenIds *texts[2] = {short_ids, long_ids};
+    for (int i = 0; i < 2; i++)
+        need = size_add(need, size_add(floats(size_mul(2 * (uint64_t)texts[i]->n, d->hidden)),
+                                       dn_acts_bytes(d, texts[i]->n)));
+    if (o->common.plot != PLOT_NONE)
+        need = size_add(need, size_add(floats(3 * 512 * (uint64_t)d->hidden), dn_acts_bytes(d, 512)));
+    if (o->common.dump)
+        need = size_add(need, floats(size_add(size_mul(2 * (uint64_t)short_ids->n, (uint64_t)d->n_v * d->dk),
+                                              long_ids->n)));
+    need = size_add(need, size_mul(size_add(short_ids->n, long_ids->n), sizeof(int)));
+    char what[128];
+    snprintf(what, sizeof what, "layer %d on %d tokens and on the long text of %d", LAYER, short_ids->n,
+             long_ids->n);
+    demo_require_memory(need, what);
+}
+
 /* ---- main ------------------------------------------------------------------------------ */
 
 int main(int argc, char **argv) {
@@ -398,8 +428,11 @@ int main(int argc, char **argv) {
     const DeltaNetDims *d = &dn->d;
 
     TokenIds short_ids, long_ids; /* the two texts, read before anything is printed */
-    text_ids(&opt, &m.ck, &short_ids, &long_ids);
+    char notice[160] = "";        /* how the long text was made: said once the run is known to fit */
+    text_ids(&opt, &m.ck, &short_ids, &long_ids, notice, sizeof notice);
     if (short_ids.n == 0) die("the short text has no tokens");
+    require_memory(&opt, d, &short_ids, &long_ids);
+    fputs(notice, stderr);
 
     /* 1. the layer's size, and each head's fixed forgetting speed */
     printf("一层线性注意力 %.1fM 参数：in_proj_qkv %.1fM，conv1d 只有 %lld 个\n",
@@ -432,7 +465,7 @@ int main(int argc, char **argv) {
     /* 3. the decay e^g and the write strength β on the short text (kept from its run) */
     const DeltaNetActs *a = &acts[0];
     float g_min = INFINITY, g_max = -INFINITY, b_min = INFINITY, b_max = -INFINITY;
-    for (int i = 0; i < short_ids.n * d->n_v; i++) {
+    for (size_t i = 0; i < (size_t)short_ids.n * d->n_v; i++) {
         float decay = expf(a->g[i]);
         g_min = fminf(g_min, decay), g_max = fmaxf(g_max, decay);
         b_min = fminf(b_min, a->beta[i]), b_max = fmaxf(b_max, a->beta[i]);

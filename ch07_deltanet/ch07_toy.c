@@ -394,11 +394,8 @@ static Options parse_args(int argc, char **argv) {
             usage(stdout);
             exit(0);
         } else if ((v = demo_value("--seed", argc, argv, &i))) {
-            char *end;
-            errno = 0;
-            o.seed = strtoull(v, &end, 10);
-            if (!*v || *end || v[0] == '-' || v[0] == '+' || errno == ERANGE)
-                die("--seed needs a whole number from 0 to 18446744073709551615, got '%s'", v);
+            Error err;
+            if (!parse_count("--seed", v, 0, UINT64_MAX, &o.seed, &err)) die("%s", err.msg);
         } else if ((v = demo_value("--plot", argc, argv, &i))) {
             o.plot = demo_plot_mode(v);
         } else if ((v = demo_value("--rng", argc, argv, &i))) {

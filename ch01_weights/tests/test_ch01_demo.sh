@@ -217,6 +217,12 @@ expect_error "ch01_weights --dump FILE followed by another flag" "--dump"
 
 run "$demo" --model "$tmp/no-such-folder"
 expect_error "ch01_weights --model on a missing folder" "$tmp/no-such-folder" "no config.json"
+run "$demo" --model ""
+expect_error "ch01_weights --model \"\" (not the current folder)" "--model" "empty folder name"
+
+# A name with a newline and a terminal escape comes back escaped, on one line.
+run "$demo" --model "$TINY" --dump "$tmp/e.safetensors" "$(printf 'evil\033[2J\nname')"
+expect_error "ch01_weights --dump of a name with control characters" 'no tensor named evil\x1b[2J\nname'
 
 # A download cut short, and a config.json with a wrong type: the file is named.
 mkdir -p "$tmp/broken"

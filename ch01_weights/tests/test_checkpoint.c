@@ -386,10 +386,10 @@ END_TEST
 
 START_TEST(missing_folder_or_files) {
     char *nowhere = in_dir(scratch, "no-such-model");
-    expect_open_error(nowhere, nowhere, "is not a folder");
+    expect_open_error(nowhere, nowhere, "is missing");
 
     char *config = in_dir(tiny, "config.json");
-    expect_open_error(config, config, "is not a folder"); /* a file, not a folder */
+    expect_open_error(config, config, "is a regular file, not a folder");
 
     char *empty = in_dir(scratch, "empty"); /* no config.json */
     Error err;
@@ -408,6 +408,66 @@ START_TEST(missing_folder_or_files) {
     free(empty_config);
     free(shard);
     free(index);
+}
+END_TEST
+
+/* Something is there, but not a regular file: it is named for what it is, never
+ * reported as missing, and a named pipe never blocks the open. */
+START_TEST(not_a_regular_file_is_named_for_what_it_is) {
+    char *index = in_dir(tiny, "model.safetensors.index.json"), *shard = in_dir(tiny, SHARD1);
+    char *saved = in_dir(scratch, "saved-index"), *config = in_dir(tiny, "config.json");
+    ck_assert_int_eq(rename(index, saved), 0);
+
+    /* the single-file layout, but model.safetensors is a folder (or a pipe) */
+    char *single = in_dir(tiny, "model.safetensors");
+    ck_assert_int_eq(mkdir(single, 0755), 0);
+    expect_open_error(tiny, single, "is a folder, not a regular file");
+    ck_assert_int_eq(rmdir(single), 0);
+    ck_assert_int_eq(mkfifo(single, 0644), 0);
+    expect_open_error(tiny, single, "is a named pipe (FIFO), not a regular file");
+    ck_assert_int_eq(remove(single), 0);
+
+    /* the index: a folder, a pipe, a symbolic link loop */
+    ck_assert_int_eq(mkdir(index, 0755), 0);
+    expect_open_error(tiny, index, "is a folder, not a regular file");
+    ck_assert_int_eq(rmdir(index), 0);
+    ck_assert_int_eq(mkfifo(index, 0644), 0);
+    expect_open_error(tiny, index, "named pipe");
+    ck_assert_int_eq(remove(index), 0);
+    ck_assert_int_eq(symlink("model.safetensors.index.json", index), 0); /* points at itself */
+    expect_open_error(tiny, index, "symbolic link loop");
+    ck_assert_int_eq(remove(index), 0);
+    ck_assert_int_eq(rename(saved, index), 0);
+
+    /* the shard the index names */
+    char *moved = in_dir(scratch, "shard");
+    ck_assert_int_eq(rename(shard, moved), 0);
+    ck_assert_int_eq(mkfifo(shard, 0644), 0);
+    expect_open_error(tiny, "names shard", SHARD1, "named pipe (FIFO), not a regular file");
+    ck_assert_int_eq(remove(shard), 0);
+    ck_assert_int_eq(mkdir(shard, 0755), 0);
+    expect_open_error(tiny, "names shard", SHARD1, "is a folder, not a regular file");
+    ck_assert_int_eq(rmdir(shard), 0);
+    ck_assert_int_eq(symlink(SHARD1, shard), 0);
+    expect_open_error(tiny, "names shard", SHARD1, "symbolic link loop");
+    ck_assert_int_eq(remove(shard), 0);
+    ck_assert_int_eq(symlink("gone.safetensors", shard), 0);
+    expect_open_error(tiny, "names shard", SHARD1, "symbolic link to something missing");
+    ck_assert_int_eq(remove(shard), 0);
+    ck_assert_int_eq(rename(moved, shard), 0);
+
+    /* config.json as a pipe: an error, not a wait for a writer that never comes */
+    char *cfg_saved = in_dir(scratch, "config");
+    ck_assert_int_eq(rename(config, cfg_saved), 0);
+    ck_assert_int_eq(mkfifo(config, 0644), 0);
+    expect_open_error(tiny, config, "named pipe (FIFO), not a regular file");
+    ck_assert_int_eq(remove(config), 0);
+    ck_assert_int_eq(rename(cfg_saved, config), 0);
+
+    Checkpoint ck; /* put back together, it opens again */
+    open_ok(&ck, tiny);
+    ckpt_close(&ck);
+    free(index), free(shard), free(saved), free(config), free(single), free(moved), free(cfg_saved);
 }
 END_TEST
 
@@ -478,6 +538,13 @@ START_TEST(broken_index) {
                                  "\"../tiny/model.safetensors-00001-of-00001.safetensors\"}}";
     write_bytes(path, escape, strlen(escape));
     expect_open_error(tiny, "model.safetensors.index.json", "../tiny/", "plain file name");
+    static const char *const not_plain[] = {"\"\"", "\".\"", "\"..\"", "\"/etc/passwd\""};
+    for (size_t i = 0; i < ARRAY_LEN(not_plain); i++) {
+        char *text = str_printf("{\"weight_map\": {\"model.language_model.norm.weight\": %s}}", not_plain[i]);
+        write_bytes(path, text, strlen(text));
+        expect_open_error(tiny, "model.safetensors.index.json", "plain file name");
+        free(text);
+    }
     free(path);
 }
 END_TEST
@@ -553,6 +620,23 @@ START_TEST(shape_contradicts_config) {
 }
 END_TEST
 
+/* Widths that wrap around in 32 bits. With 2 key heads of 1073741840 dims the key
+ * width is 2147483680 and the convolution's 2 × 2147483680 + 64 channels are 128
+ * modulo 2^32: exactly the tiny checkpoint's in_proj_qkv [128, 64], while every
+ * tensor that uses the head dims raw (dt_bias, A_log, norm) does not involve the key
+ * head dim. Computed in int, the folder opened, and the first layer then sized its
+ * buffers with the wrapped numbers. Now the config is refused on open. */
+START_TEST(widths_that_wrap_around_are_refused) {
+    char *config = in_dir(tiny, "config.json");
+    json_file_edit(config, "text_config.linear_key_head_dim", "1073741840");
+    expect_open_error(tiny, config, "text_config.linear_key_head_dim is 1073741840, more than the 1048576");
+    /* within each bound, the product over its own: also refused, naming both keys */
+    json_file_edit(config, "text_config.linear_key_head_dim", "1048576");
+    expect_open_error(tiny, config, "linear_num_key_heads × text_config.linear_key_head_dim = 2 × 1048576");
+    free(config);
+}
+END_TEST
+
 START_TEST(bad_config_or_shard_in_the_folder) {
     char *config = in_dir(tiny, "config.json"), *shard = in_dir(tiny, SHARD1);
     char *original = slurp(config, NULL);
@@ -592,12 +676,14 @@ int main(void) {
     tcase_add_checked_fixture(bad, setup, teardown);
     tcase_set_timeout(bad, 60);
     tcase_add_test(bad, missing_folder_or_files);
+    tcase_add_test(bad, not_a_regular_file_is_named_for_what_it_is);
     tcase_add_test(bad, index_names_a_missing_shard);
     tcase_add_test(bad, index_names_a_tensor_its_shard_lacks);
     tcase_add_test(bad, broken_index);
     tcase_add_loop_test(bad, tensor_missing, 0, (int)ARRAY_LEN(NEEDED));
     tcase_add_test(bad, the_same_tensor_twice);
     tcase_add_loop_test(bad, shape_contradicts_config, 0, (int)ARRAY_LEN(CONTRADICTIONS));
+    tcase_add_test(bad, widths_that_wrap_around_are_refused);
     tcase_add_test(bad, bad_config_or_shard_in_the_folder);
     suite_add_tcase(s, bad);
     return run_suite(s);

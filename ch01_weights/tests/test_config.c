@@ -287,7 +287,7 @@ END_TEST
 
 typedef struct {
     const char *where, *value; /* value NULL: remove */
-    const char *says[2];
+    const char *says[3];
 } BadEdit;
 
 static const BadEdit BAD_EDITS[] = {
@@ -296,7 +296,34 @@ static const BadEdit BAD_EDITS[] = {
     {"text_config.num_hidden_layers",
      "24.5",
      {"text_config.num_hidden_layers must be an integer", "got a number"}},
-    {"text_config.vocab_size", "1e12", {"text_config.vocab_size must be an integer"}},
+    {"text_config.num_hidden_layers", "24.5", {"got a number with a fraction (24.5)"}},
+    /* too large is too large, not "not an integer" */
+    {"text_config.vocab_size", "1e12", {"text_config.vocab_size is 1000000000000, more than the 16777216"}},
+    {"text_config.vocab_size",
+     "1099511627776",
+     {"text_config.vocab_size is 1099511627776, more than the 16777216 this reader allows"}},
+    {"text_config.hidden_size", "2000000", {"text_config.hidden_size is 2000000, more than the 1048576"}},
+    {"text_config.linear_key_head_dim",
+     "1073741840",
+     {"text_config.linear_key_head_dim is 1073741840, more than the 1048576"}},
+    {"text_config.num_attention_heads", "4294967296", {"text_config.num_attention_heads is 4294967296"}},
+    {"text_config.max_position_embeddings", "-1", {"max_position_embeddings must be at least 0, got -1"}},
+    /* each value fine, a product of them not: the keys are named */
+    {"text_config.num_attention_heads",
+     "4096",
+     {"q_proj's rows",
+      "text_config.num_attention_heads × 2 × text_config.head_dim = 4096 × 2 × 256 = 2097152"}},
+    {"text_config.linear_key_head_dim",
+     "1048576",
+     {"the DeltaNet's key width",
+      "text_config.linear_num_key_heads × text_config.linear_key_head_dim = 16 × 1048576 = 16777216"}},
+    {"text_config.linear_value_head_dim",
+     "1048576",
+     {"the DeltaNet's value width", "16 × 1048576 = 16777216, exceeds the 1048576"}},
+    {"text_config.linear_conv_kernel_dim",
+     "20000",
+     {"a DeltaNet layer's state", "(text_config.linear_conv_kernel_dim − 1) × channels",
+      "= 16 × 128 × 128 + 19999 × 6144 = 123136000, exceeds the 67108864"}},
     {"text_config.intermediate_size",
      "null",
      {"text_config.intermediate_size must be an integer", "got null"}},
@@ -377,10 +404,96 @@ START_TEST(bad_value_is_named) {
     ck_assert_msg(!cfg_parse(&c, json, PATH, &err), "accepted %s = %s", b->where,
                   b->value ? b->value : "(removed)");
     ck_assert_error(err, PATH);
-    for (int k = 0; k < 2 && b->says[k]; k++)
+    for (int k = 0; k < 3 && b->says[k]; k++)
         ck_assert_msg(strstr(err.msg, b->says[k]), "%s = %s: error \"%s\" does not say \"%s\"", b->where,
                       b->value ? b->value : "(removed)", err.msg, b->says[k]);
     free(json);
+}
+END_TEST
+
+/* Infinity: JSON has no such value, but 1e999 reads as one (cJSON would print it back
+ * as null, so these edit the text itself). No model can use it. */
+START_TEST(infinite_numbers_are_refused) {
+    static const struct {
+        const char *from, *to, *says;
+    } cases[] = {
+        {"\"rope_theta\": 10000000", "\"rope_theta\": 1e999",
+         "text_config.rope_parameters.rope_theta must be a finite number, got inf"},
+        {"\"rope_theta\": 10000000", "\"rope_theta\": -1e999",
+         "rope_theta must be a finite number, got -inf"},
+        {"\"rms_norm_eps\": 1e-06", "\"rms_norm_eps\": 1e999",
+         "text_config.rms_norm_eps must be a finite number"},
+        {"\"partial_rotary_factor\": 0.25", "\"partial_rotary_factor\": 1E+999",
+         "partial_rotary_factor must be a finite number"},
+        {"\"head_dim\": 256", "\"head_dim\": 1e999",
+         "text_config.head_dim must be an integer, got a number too "
+         "large to hold (inf)"},
+        {"\"vocab_size\": 248320", "\"vocab_size\": -1e999", "text_config.vocab_size must be an integer"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        const char *at = strstr(REAL_CONFIG, cases[i].from);
+        ck_assert_ptr_nonnull(at);
+        char *json = str_printf("%.*s%s%s", (int)(at - REAL_CONFIG), REAL_CONFIG, cases[i].to,
+                                at + strlen(cases[i].from));
+        Config c;
+        Error err = {{0}};
+        ck_assert_msg(!cfg_parse(&c, json, PATH, &err), "accepted %s", cases[i].to);
+        ck_assert_error(err, PATH, cases[i].says);
+        free(json);
+    }
+}
+END_TEST
+
+/* Sizes that only a combination of keys makes too large: every key within its bound,
+ * the product not. Each edit list changes REAL_CONFIG in several places. */
+typedef struct {
+    const char *edits[3][2]; /* {key, value} */
+    const char *says[2];
+} BadCombination;
+
+static const BadCombination BAD_COMBINATIONS[] = {
+    /* key and value widths 2^19 each: the convolution's 2 · 2^19 + 2^19 channels are too many */
+    {{{"text_config.linear_key_head_dim", "32768"}, {"text_config.linear_value_head_dim", "32768"}},
+     {"the convolution's channels", "= 2 × 524288 + 524288 = 1572864, exceeds the 1048576"}},
+    /* every width fine (conv 2^19 + 2^18), but the memory tables 16 × 2^18 × 2^14 = 2^36 numbers */
+    {{{"text_config.linear_num_key_heads", "1"},
+      {"text_config.linear_key_head_dim", "262144"},
+      {"text_config.linear_value_head_dim", "16384"}},
+     {"a DeltaNet layer's state", "= 16 × 262144 × 16384 + 3 × 786432 = 68721836032, exceeds the 67108864"}},
+};
+
+START_TEST(bad_combination_is_named) {
+    const BadCombination *b = &BAD_COMBINATIONS[_i];
+    char *json = xstrdup(REAL_CONFIG);
+    for (int k = 0; k < 3 && b->edits[k][0]; k++) {
+        char *next = json_edited(json, b->edits[k][0], b->edits[k][1]);
+        free(json);
+        json = next;
+    }
+    Config c;
+    Error err = {{0}};
+    ck_assert_msg(!cfg_parse(&c, json, PATH, &err), "combination %d accepted", _i);
+    ck_assert_error(err, PATH, b->says[0], b->says[1]);
+    free(json);
+}
+END_TEST
+
+/* At the bounds themselves everything is accepted (the bound is "at most"). */
+START_TEST(sizes_at_the_bounds_are_accepted) {
+    static const char *const edits[][2] = {
+        {"text_config.vocab_size", "16777216"},
+        {"text_config.hidden_size", "1048576"},
+        {"text_config.num_attention_heads", "2048"},  /* 2048 × 2 × 256 = 2^20 */
+        {"text_config.linear_key_head_dim", "16384"}, /* key 2^18, conv 2^19 + 2^11 */
+    };
+    Config c;
+    for (size_t i = 0; i < ARRAY_LEN(edits); i++) {
+        char *json = json_edited(REAL_CONFIG, edits[i][0], edits[i][1]);
+        parse_ok(&c, json);
+        free(json);
+    }
+    ck_assert_int_eq(cfg_linear_key_dim(&c), 16 * 16384);
+    ck_assert_int_eq(cfg_linear_conv_dim(&c), 2 * 16 * 16384 + 2048);
 }
 END_TEST
 
@@ -433,7 +546,11 @@ START_TEST(missing_file) {
     ck_assert(!cfg_load(&c, path, &err));
     ck_assert_error(err, path, "cannot open", "No such file");
     ck_assert(!cfg_load(&c, dir, &err)); /* a folder is not a config file */
-    ck_assert_error(err, dir);
+    ck_assert_error(err, dir, "is a folder, not a regular file");
+    /* a named pipe: an error at once, not a wait for a writer (the test's timeout) */
+    ck_assert_int_eq(mkfifo(path, 0644), 0);
+    ck_assert(!cfg_load(&c, path, &err));
+    ck_assert_error(err, path, "is a named pipe (FIFO), not a regular file");
     scratch_remove(dir);
     free(path);
     free(dir);
@@ -456,6 +573,9 @@ int main(void) {
     TCase *bad = tcase_with_scratch("bad input");
     tcase_add_loop_test(bad, missing_key_is_named, 0, (int)ARRAY_LEN(REQUIRED));
     tcase_add_loop_test(bad, bad_value_is_named, 0, (int)ARRAY_LEN(BAD_EDITS));
+    tcase_add_test(bad, infinite_numbers_are_refused);
+    tcase_add_loop_test(bad, bad_combination_is_named, 0, (int)ARRAY_LEN(BAD_COMBINATIONS));
+    tcase_add_test(bad, sizes_at_the_bounds_are_accepted);
     tcase_add_test(bad, flat_config_errors_name_top_level_keys);
     tcase_add_test(bad, not_json_or_not_an_object);
     tcase_add_test(bad, missing_file);

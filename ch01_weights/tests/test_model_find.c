@@ -10,6 +10,8 @@
  * it holds a download is read once, and the tests that reach that rule check the
  * outcome that follows from it (the download wins, or the message lists its path).
  */
+#include <grp.h>
+
 #include "helpers.h"
 #include "qwen/weights.h"
 
@@ -131,6 +133,111 @@ START_TEST(wrong_flag_does_not_fall_through) {
 }
 END_TEST
 
+/* An empty --model is a mistake (a variable that expanded to nothing), not the
+ * current folder. */
+START_TEST(empty_flag_is_an_error) {
+    char *here = model_folder("here");
+    ck_assert_int_eq(chdir(here), 0); /* a config.json in the current folder must not be picked up */
+    const char *source = NULL;
+    Error err = {{0}};
+    ck_assert_ptr_null(model_find("", &source, &err));
+    ck_assert_error(err, "--model", "empty folder name");
+    free(here);
+}
+END_TEST
+
+/* What is wrong with a folder that was named is said as it is: never "no config.json
+ * there" for a config.json that is there but not a readable file. */
+START_TEST(wrong_folder_says_what_is_wrong) {
+    const char *source = NULL;
+    Error err = {{0}};
+    char *dir = model_folder("m"), *config = in_dir(dir, "config.json");
+    ck_assert_ptr_null(model_find(config, &source, &err)); /* a file, not a folder */
+    ck_assert_error(err, "--model", config, "is a regular file, not a folder");
+
+    ck_assert_int_eq(remove(config), 0);
+    ck_assert_int_eq(mkdir(config, 0755), 0);
+    ck_assert_ptr_null(model_find(dir, &source, &err));
+    ck_assert_error(err, "--model", config, "is a folder, not a regular file");
+    ck_assert_ptr_null(strstr(err.msg, "no config.json"));
+    ck_assert_int_eq(rmdir(config), 0);
+
+    ck_assert_int_eq(mkfifo(config, 0644), 0);
+    ck_assert_ptr_null(model_find(dir, &source, &err));
+    ck_assert_error(err, "--model", config, "named pipe (FIFO)");
+    ck_assert_int_eq(remove(config), 0);
+
+    ck_assert_int_eq(symlink("config.json", config), 0);
+    ck_assert_ptr_null(model_find(dir, &source, &err));
+    ck_assert_error(err, "--model", config, "symbolic link loop");
+    ck_assert_int_eq(remove(config), 0);
+
+    char *loop = in_dir(scratch, "loop"); /* the folder itself a link loop */
+    ck_assert_int_eq(symlink("loop", loop), 0);
+    setenv("QWEN35_MODEL", loop, 1);
+    ck_assert_ptr_null(model_find(NULL, &source, &err));
+    ck_assert_error(err, "QWEN35_MODEL", loop, "symbolic link loop");
+    free(dir), free(config), free(loop);
+}
+END_TEST
+
+/* Runs model_find(dir) as a user without root's right to read everything (nobody,
+ * when the tests run as root) and returns its message. */
+static char *find_as_unprivileged(const char *dir) {
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(fds[0]);
+        if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(2);
+        Error err = {{0}};
+        char *found = model_find(dir, NULL, &err);
+        const char *msg = found ? "FOUND" : err.msg;
+        if (write(fds[1], msg, strlen(msg)) < 0) _exit(3);
+        _exit(0);
+    }
+    close(fds[1]);
+    char *buf = xcalloc(2048, 1);
+    size_t n = 0;
+    ssize_t got;
+    while (n < 2047 && (got = read(fds[0], buf + n, 2047 - n)) > 0) n += (size_t)got;
+    close(fds[0]);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the unprivileged child failed (%d)",
+                  status);
+    return buf;
+}
+
+/* A folder this user may not open: "permission denied", not "no config.json". */
+START_TEST(unreadable_folder_says_permission_denied) {
+    char *dir = model_folder("locked"), *config = in_dir(dir, "config.json");
+    /* the scratch folders are private (mkdtemp); the other user must reach dir */
+    ck_assert_int_eq(chmod(scratch_root, 0755), 0);
+    ck_assert_int_eq(chmod(scratch, 0755), 0);
+    char *msg = find_as_unprivileged(dir);
+    ck_assert_msg(strcmp(msg, "FOUND") == 0, "the open folder was not found: %s", msg);
+    free(msg);
+    static const mode_t locked[] = {0000, 0644}; /* nothing at all; read but not open */
+    for (size_t i = 0; i < ARRAY_LEN(locked); i++) {
+        ck_assert_int_eq(chmod(dir, locked[i]), 0);
+        msg = find_as_unprivileged(dir);
+        ck_assert_msg(strstr(msg, "--model") && strstr(msg, dir) && strstr(msg, "permission denied") &&
+                          !strstr(msg, "no config.json"),
+                      "mode %o: %s", (unsigned)locked[i], msg);
+        free(msg);
+    }
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    ck_assert_int_eq(chmod(config, 0000), 0);
+    msg = find_as_unprivileged(dir);
+    ck_assert_msg(strstr(msg, config) && strstr(msg, "cannot be read (permission denied)"), "%s", msg);
+    free(msg);
+    ck_assert_int_eq(chmod(config, 0644), 0);
+    free(dir), free(config);
+}
+END_TEST
+
 START_TEST(variable_comes_second) {
     char *env = model_folder("env");
     setenv("QWEN35_MODEL", env, 1);
@@ -216,6 +323,32 @@ START_TEST(refs_main_picks_the_snapshot) {
     free(main_file);
     free(want);
     free(hub);
+}
+END_TEST
+
+/* refs/main is a revision, not a path: "../" (or any '/') never leads out of
+ * snapshots/, even to a folder that holds a config.json. */
+START_TEST(refs_main_cannot_leave_the_cache) {
+    char *hub = in_dir(scratch, "hub"), *outside = model_folder("outside");
+    setenv("HF_HUB_CACHE", hub, 1);
+    static const char *const escapes[] = {"../../../outside",        "..",        ".", "",
+                                          "abc/../../../../outside", "abc\x1b[2J"};
+    hf_cache("hub", (const char *[]){"abc"}, (const bool[]){false}, 1, "x"); /* the folders, no snapshot */
+    char *main_file = in_dir(scratch, "hub/" HF_REPO "/refs/main");
+    for (size_t i = 0; i < ARRAY_LEN(escapes); i++) {
+        write_bytes(main_file, escapes[i], strlen(escapes[i]));
+        const char *source = NULL;
+        Error err = {{0}};
+        char *found = model_find(NULL, &source, &err);
+        ck_assert_msg(found == NULL || strcmp(found, LOCAL_MODEL) == 0, "refs/main '%s' led to %s",
+                      escapes[i], found);
+        free(found);
+    }
+    /* with a real snapshot beside it, that one is used */
+    hf_cache("hub", (const char *[]){"abc"}, (const bool[]){true}, 1, "../../../outside");
+    char *want = str_printf("%s/%s/snapshots/abc", hub, HF_REPO);
+    expect_found(want, "Hugging Face cache");
+    free(want), free(main_file), free(hub), free(outside);
 }
 END_TEST
 
@@ -305,11 +438,15 @@ int main(void) {
     tcase_add_checked_fixture(c, setup, teardown);
     tcase_add_test(c, flag_comes_first);
     tcase_add_test(c, wrong_flag_does_not_fall_through);
+    tcase_add_test(c, empty_flag_is_an_error);
+    tcase_add_test(c, wrong_folder_says_what_is_wrong);
+    tcase_add_test(c, unreadable_folder_says_permission_denied);
     tcase_add_test(c, variable_comes_second);
     tcase_add_test(c, wrong_variable_does_not_fall_through);
     tcase_add_test(c, empty_variable_is_not_set);
     tcase_add_test(c, repository_folder_comes_third);
     tcase_add_test(c, refs_main_picks_the_snapshot);
+    tcase_add_test(c, refs_main_cannot_leave_the_cache);
     tcase_add_test(c, snapshot_without_refs_main);
     tcase_add_test(c, cache_location_order);
     tcase_add_test(c, nothing_found_lists_every_place);

@@ -199,6 +199,32 @@ START_TEST(misaligned_tensors_get_aligned_copies) {
 }
 END_TEST
 
+/* An aligned copy counts against the memory limit: beyond it the open fails with one
+ * line (the reader never exits on a file's account). */
+START_TEST(aligned_copies_respect_the_memory_limit) {
+    static const char header[] =
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[262144],\"data_offsets\":[0,1048576]},"
+        "\"b\":{\"dtype\":\"F32\",\"shape\":[262144],\"data_offsets\":[1048576,2097152]}}";
+    unsigned char *data = xcalloc(2097152, 1);
+    char *path = in_dir(dir, "misaligned.safetensors");
+    write_st(path, header, 1, data, 2097152); /* both tensors start 1 byte off */
+    free(data);
+    mem_set_limit(1500000); /* one copy of 1 MiB fits, two do not */
+    SafeTensors st;
+    Error err = {{0}};
+    bool opened = st_open(&st, path, &err);
+    mem_set_limit(0);
+    if (opened) st_close(&st);
+    ck_assert_msg(!opened, "two copies of 1 MiB under a 1.5 MB limit");
+    ck_assert_error(err, path, "aligned copy of the misaligned tensor 'b'",
+                    "would need about 2.1 MB of memory (2,097,152 bytes)");
+    ck_assert_msg(st_open(&st, path, &err), "%s", err.msg);
+    ck_assert_int_eq(st.n_copies, 2);
+    st_close(&st);
+    free(path);
+}
+END_TEST
+
 /* Offsets beyond INT_MAX and beyond 4 GiB (a real 1.7 GB shard goes past INT_MAX):
  * a sparse file whose one real tensor sits 5 GiB into the data area. */
 START_TEST(offsets_beyond_4_gib) {
@@ -475,6 +501,16 @@ static const BadHeader BAD_HEADERS[] = {
      4,
      {"after the JSON"}},
     {"a second JSON value", "{}{\"a\":1}", 0, {"after the JSON"}},
+    /* names and strings from the file reach the message escaped: a newline cannot
+     * split the line, a terminal escape cannot reach the terminal */
+    {"a name with a newline and a terminal escape",
+     "{\"evil\\u001b[2J\\nname\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}",
+     4,
+     {"'evil\\x1b[2J\\nname'", "has 4 bytes"}},
+    {"a dtype with control characters",
+     "{\"a\":{\"dtype\":\"F32\\r\\u0007\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+     4,
+     {"'a'", "dtype F32\\r\\x07,"}},
 };
 
 START_TEST(bad_header_is_one_clear_error) {
@@ -543,6 +579,7 @@ int main(void) {
     tcase_add_test(read, reads_a_file_written_by_hand);
     tcase_add_test(read, header_padding_is_optional);
     tcase_add_test(read, misaligned_tensors_get_aligned_copies);
+    tcase_add_test(read, aligned_copies_respect_the_memory_limit);
     tcase_add_test(read, offsets_beyond_4_gib);
     suite_add_tcase(s, read);
 

@@ -39,6 +39,10 @@ bool attn_init(Attention *at, const Config *c, const AttentionWeights *w, Error 
         return error_set(err, "attention: %d query heads cannot share %d key/value heads evenly",
                          c->num_attention_heads, c->num_key_value_heads);
     int64_t H = c->hidden_size, Hq = c->num_attention_heads, Hkv = c->num_key_value_heads, d = c->head_dim;
+    if (Hq * 2 * d > CONFIG_MAX_WIDTH ||
+        H > CONFIG_MAX_WIDTH) /* cfg_parse refuses these; a config made by hand */
+        return error_set(err, "attention: %lld heads of %lld dims (hidden %lld) are wider than %d",
+                         (long long)Hq, (long long)d, (long long)H, CONFIG_MAX_WIDTH);
     if (!check_shape(w->q_proj, "q_proj", Hq * 2 * d, H, err) || /* per head d query + d gate rows */
         !check_shape(w->k_proj, "k_proj", Hkv * d, H, err) ||
         !check_shape(w->v_proj, "v_proj", Hkv * d, H, err) ||
@@ -172,6 +176,27 @@ void attn_acts_init(AttnActs *a, const AttnDims *d, int cap) {
                     .gated = xaligned_alloc(T * qd * sizeof(float))};
 }
 
+/* The capacity a buffer that starts at start and doubles reaches for n (kv_reserve,
+ * reserve_scores). */
+static int64_t grown(int64_t start, int64_t n) {
+    int64_t cap = start;
+    while (cap < n) cap = cap > (1 << 29) ? n : cap * 2;
+    return cap;
+}
+
+uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap) {
+    uint64_t qd = (uint64_t)d->n_heads * (uint64_t)d->head_dim, kvd = (uint64_t)d->n_kv_heads * d->head_dim;
+    /* qg 2·qd; q_raw, gate, q, attn, gated qd each; k, v kvd each */
+    uint64_t per_token = size_add(size_mul(7, qd), size_mul(2, kvd));
+    uint64_t scores = size_mul((uint64_t)omp_get_max_threads(), (uint64_t)grown(64, cap));
+    return size_mul(size_add(size_mul((uint64_t)cap, per_token), scores), sizeof(float));
+}
+
+uint64_t kv_cache_bytes(const AttnDims *d, int64_t n) {
+    uint64_t row = (uint64_t)d->n_kv_heads * (uint64_t)d->head_dim;
+    return size_mul(size_mul(2, size_mul((uint64_t)grown(16, n), row)), sizeof(float)); /* K and V */
+}
+
 void attn_acts_free(AttnActs *a) {
     float *bufs[] = {a->qg, a->q_raw, a->gate, a->q, a->k, a->v, a->attn, a->gated, a->scores};
     for (size_t i = 0; i < ARRAY_LEN(bufs); i++) free(bufs[i]);
@@ -219,8 +244,8 @@ void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope
     project(w->v_proj, x, T, a->v, a->reference); /* [T, Hkv, d] */
 
     /* 2. q/k norm: every head's 256 numbers on their own, one shared weight per kind */
-    rmsnorm(a->q, a->q_raw, T * Hq, d, w->q_norm, dm->eps);
-    rmsnorm(a->k, a->k, T * Hkv, d, w->k_norm, dm->eps);
+    rmsnorm(a->q, a->q_raw, (int64_t)T * Hq, d, w->q_norm, dm->eps);
+    rmsnorm(a->k, a->k, (int64_t)T * Hkv, d, w->k_norm, dm->eps);
 
     /* 3. RoPE on the first rotary_dim dims, at the tokens' own positions */
     rope_reserve(rope, P);

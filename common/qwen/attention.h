@@ -140,6 +140,13 @@ typedef struct {
 void attn_acts_init(AttnActs *a, const AttnDims *d, int cap);
 void attn_acts_free(AttnActs *a);
 
+/* What a demo adds up before it allocates (util.h's memory rule), saturating:
+ * attn_acts_bytes — AttnActs for cap tokens plus the score rows a pass over cap
+ * positions adds; kv_cache_bytes — a KVCache grown to n tokens (as kv_reserve grows
+ * it). probs, when asked for, is the caller's: Hq × T × P floats. */
+uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap);
+uint64_t kv_cache_bytes(const AttnDims *d, int64_t n);
+
 /* Runs T ≤ a->cap new tokens through the layer. x: [T, hidden], y: [T, hidden].
  * The tokens sit at positions kv->len .. kv->len + T − 1; their keys and values are
  * appended to kv (which grows as needed) and rope is extended to cover them. */

@@ -24,15 +24,34 @@ static const char *json_type_name(const cJSON *j) {
     return "something else";
 }
 
-/* An integer key. Absent: error when required, else leaves *out alone. */
-static bool get_int(Scope s, const char *key, bool required, int *out, Error *err) {
+/* An integer key in min .. max. Absent: error when required, else leaves *out alone.
+ * A number too large for the reader is said to be too large (not "not an integer"). */
+static bool get_int_in(Scope s, const char *key, bool required, int min, int max, int *out, Error *err) {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(s.obj, key);
     if (!j) return required ? error_set(err, "%s: missing key %s%s", s.path, s.section, key) : true;
-    if (!cJSON_IsNumber(j) || j->valuedouble != floor(j->valuedouble) || fabs(j->valuedouble) > 2147483647.0)
+    if (!cJSON_IsNumber(j))
         return error_set(err, "%s: %s%s must be an integer, got %s", s.path, s.section, key,
                          json_type_name(j));
-    *out = (int)j->valuedouble;
+    double v = j->valuedouble;
+    if (!isfinite(v))
+        return error_set(err, "%s: %s%s must be an integer, got a number too large to hold (%g)", s.path,
+                         s.section, key, v);
+    if (v != floor(v))
+        return error_set(err, "%s: %s%s must be an integer, got a number with a fraction (%.15g)", s.path,
+                         s.section, key, v);
+    if (v < min && min == 1)
+        return error_set(err, "%s: %s%s must be positive, got %.15g", s.path, s.section, key, v);
+    if (v < min)
+        return error_set(err, "%s: %s%s must be at least %d, got %.15g", s.path, s.section, key, min, v);
+    if (v > max)
+        return error_set(err, "%s: %s%s is %.15g, more than the %d this reader allows", s.path, s.section,
+                         key, v, max);
+    *out = (int)v;
     return true;
+}
+
+static bool get_int(Scope s, const char *key, bool required, int *out, Error *err) {
+    return get_int_in(s, key, required, INT_MIN, INT_MAX, out, err);
 }
 
 /* A JSON number that is a whole number in 0 .. max, so that it converts to int exactly. */
@@ -41,17 +60,20 @@ static bool json_whole(const cJSON *j, double max) {
            j->valuedouble == floor(j->valuedouble);
 }
 
-static bool get_positive(Scope s, const char *key, int *out, Error *err) {
-    if (!get_int(s, key, true, out, err)) return false;
-    if (*out <= 0) return error_set(err, "%s: %s%s must be positive, got %d", s.path, s.section, key, *out);
-    return true;
+/* A positive integer key, at most max. */
+static bool get_positive(Scope s, const char *key, int max, int *out, Error *err) {
+    return get_int_in(s, key, true, 1, max, out, err);
 }
 
+/* A number key; infinity (1e999 in JSON) is no number a model can use. */
 static bool get_double(Scope s, const char *key, bool required, double *out, Error *err) {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(s.obj, key);
     if (!j) return required ? error_set(err, "%s: missing key %s%s", s.path, s.section, key) : true;
     if (!cJSON_IsNumber(j))
         return error_set(err, "%s: %s%s must be a number, got %s", s.path, s.section, key, json_type_name(j));
+    if (!isfinite(j->valuedouble))
+        return error_set(err, "%s: %s%s must be a finite number, got %g", s.path, s.section, key,
+                         j->valuedouble);
     *out = j->valuedouble;
     return true;
 }
@@ -176,25 +198,92 @@ static bool read_eos(Config *c, const cJSON *j, const char *path, Error *err) {
     return true;
 }
 
+/* a × b in 64 bits, INT64_MAX when the product does not fit (it is then beyond
+ * every bound anyway). */
+static int64_t mul_sat(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+/* One derived size against its bound: "config.json: q_proj's rows,
+ * text_config.num_attention_heads × 2 × text_config.head_dim = 8 × 2 × 2097152 =
+ * 33554432, are more than the 1048576 this reader allows for one vector". */
+static bool within(Scope s, int64_t value, int64_t bound, const char *what, const char *keys,
+                   const char *values, const char *unit, Error *err) {
+    if (value <= bound) return true;
+    char v[32];
+    if (value == INT64_MAX)
+        snprintf(v, sizeof v, "more than %lld", (long long)INT64_MAX);
+    else
+        snprintf(v, sizeof v, "%lld", (long long)value);
+    return error_set(err, "%s: %s, %s = %s = %s, exceeds the %lld %s this reader allows", s.path, what, keys,
+                     values, v, (long long)bound, unit);
+}
+
+/* Every size the layers multiply out of the config (config.h lists them), in 64 bits
+ * and within its bound; the keys' values are known to fit an int here. */
+static bool check_derived_sizes(const Config *c, Scope s, Error *err) {
+    const char *t = s.section;
+    char keys[256], vals[128];
+    const int64_t W = CONFIG_MAX_WIDTH;
+    /* q_proj's rows bound every attention width: k_proj and v_proj have num_key_value_heads ≤
+     * num_attention_heads heads, o_proj's input is half of q_proj's rows */
+    int64_t Hq = c->num_attention_heads, d = c->head_dim;
+    int64_t nk = c->linear_num_key_heads, nv = c->linear_num_value_heads, dk = c->linear_key_head_dim,
+            dv = c->linear_value_head_dim, K = c->linear_conv_kernel_dim;
+
+    snprintf(keys, sizeof keys, "%snum_attention_heads × 2 × %shead_dim", t, t);
+    snprintf(vals, sizeof vals, "%lld × 2 × %lld", (long long)Hq, (long long)d);
+    if (!within(s, mul_sat(mul_sat(Hq, 2), d), W, "q_proj's rows (query and gate of every head)", keys, vals,
+                "numbers per vector", err))
+        return false;
+    int64_t key_dim = mul_sat(nk, dk), value_dim = mul_sat(nv, dv);
+    snprintf(keys, sizeof keys, "%slinear_num_key_heads × %slinear_key_head_dim", t, t);
+    snprintf(vals, sizeof vals, "%lld × %lld", (long long)nk, (long long)dk);
+    if (!within(s, key_dim, W, "the DeltaNet's key width", keys, vals, "numbers per vector", err))
+        return false;
+    snprintf(keys, sizeof keys, "%slinear_num_value_heads × %slinear_value_head_dim", t, t);
+    snprintf(vals, sizeof vals, "%lld × %lld", (long long)nv, (long long)dv);
+    if (!within(s, value_dim, W, "the DeltaNet's value width", keys, vals, "numbers per vector", err))
+        return false;
+    int64_t conv_dim = 2 * key_dim + value_dim; /* both at most 2^20 here */
+    snprintf(keys, sizeof keys,
+             "2 × %slinear_num_key_heads × %slinear_key_head_dim + %slinear_num_value_heads × "
+             "%slinear_value_head_dim",
+             t, t, t, t);
+    snprintf(vals, sizeof vals, "2 × %lld + %lld", (long long)key_dim, (long long)value_dim);
+    if (!within(s, conv_dim, W, "the convolution's channels", keys, vals, "numbers per vector", err))
+        return false;
+    int64_t state = mul_sat(mul_sat(nv, dk), dv) + mul_sat(K - 1, conv_dim); /* each at most 2^60 */
+    snprintf(keys, sizeof keys,
+             "%slinear_num_value_heads × %slinear_key_head_dim × %slinear_value_head_dim + "
+             "(%slinear_conv_kernel_dim − 1) × channels",
+             t, t, t, t);
+    snprintf(vals, sizeof vals, "%lld × %lld × %lld + %lld × %lld", (long long)nv, (long long)dk,
+             (long long)dv, (long long)(K - 1), (long long)conv_dim);
+    return within(s, state, CONFIG_MAX_STATE, "a DeltaNet layer's state", keys, vals, "numbers", err);
+}
+
 static bool parse_text_config(Config *c, const cJSON *root, Scope s, Error *err) {
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(s.obj, "model_type");
     if (!mt) mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
     if (cJSON_IsString(mt)) snprintf(c->model_type, sizeof c->model_type, "%s", mt->valuestring);
 
-    if (!get_positive(s, "vocab_size", &c->vocab_size, err) ||
-        !get_positive(s, "hidden_size", &c->hidden_size, err) ||
-        !get_positive(s, "intermediate_size", &c->intermediate_size, err) ||
-        !get_positive(s, "num_hidden_layers", &c->num_hidden_layers, err) ||
-        !get_positive(s, "num_attention_heads", &c->num_attention_heads, err) ||
-        !get_positive(s, "num_key_value_heads", &c->num_key_value_heads, err) ||
-        !get_positive(s, "head_dim", &c->head_dim, err) ||
-        !get_positive(s, "linear_num_key_heads", &c->linear_num_key_heads, err) ||
-        !get_positive(s, "linear_num_value_heads", &c->linear_num_value_heads, err) ||
-        !get_positive(s, "linear_key_head_dim", &c->linear_key_head_dim, err) ||
-        !get_positive(s, "linear_value_head_dim", &c->linear_value_head_dim, err) ||
-        !get_positive(s, "linear_conv_kernel_dim", &c->linear_conv_kernel_dim, err) ||
+    const int W = CONFIG_MAX_WIDTH;
+    if (!get_positive(s, "vocab_size", CONFIG_MAX_VOCAB, &c->vocab_size, err) ||
+        !get_positive(s, "hidden_size", W, &c->hidden_size, err) ||
+        !get_positive(s, "intermediate_size", W, &c->intermediate_size, err) ||
+        !get_positive(s, "num_hidden_layers", INT_MAX, &c->num_hidden_layers, err) ||
+        !get_positive(s, "num_attention_heads", W, &c->num_attention_heads, err) ||
+        !get_positive(s, "num_key_value_heads", W, &c->num_key_value_heads, err) ||
+        !get_positive(s, "head_dim", W, &c->head_dim, err) ||
+        !get_positive(s, "linear_num_key_heads", W, &c->linear_num_key_heads, err) ||
+        !get_positive(s, "linear_num_value_heads", W, &c->linear_num_value_heads, err) ||
+        !get_positive(s, "linear_key_head_dim", W, &c->linear_key_head_dim, err) ||
+        !get_positive(s, "linear_value_head_dim", W, &c->linear_value_head_dim, err) ||
+        !get_positive(s, "linear_conv_kernel_dim", W, &c->linear_conv_kernel_dim, err) ||
         !get_double(s, "rms_norm_eps", true, &c->rms_norm_eps, err) ||
-        !get_int(s, "max_position_embeddings", false, &c->max_position_embeddings, err))
+        !get_int_in(s, "max_position_embeddings", false, 0, INT_MAX, &c->max_position_embeddings, err))
         return false;
     if (c->num_hidden_layers > CONFIG_MAX_LAYERS)
         return error_set(err, "%s: %d layers is more than this reader supports (%d)", s.path,
@@ -208,6 +297,7 @@ static bool parse_text_config(Config *c, const cJSON *root, Scope s, Error *err)
     if (c->linear_num_value_heads % c->linear_num_key_heads != 0)
         return error_set(err, "%s: linear_num_value_heads %d is not a multiple of linear_num_key_heads %d",
                          s.path, c->linear_num_value_heads, c->linear_num_key_heads);
+    if (!check_derived_sizes(c, s, err)) return false;
 
     /* tie_word_embeddings lives at the top of a multimodal file; a text section may repeat it */
     c->tie_word_embeddings = true;

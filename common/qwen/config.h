@@ -21,16 +21,47 @@
  * Everything is checked once, here, so the layers can trust the numbers: a
  * missing key, a wrong type, an unknown layer type or an impossible head split
  * is one clear error naming config.json and the key.
+ *
+ * Sizes. Each value may be fine on its own while a product of them is not (8 heads
+ * of 2^30 dims), and a product that wraps around in 32 bits could even match the
+ * tensors of a small file. So every size the layers derive from config.json is
+ * computed here in 64 bits and must stay within a sane bound, far above any real
+ * Qwen3.5 (the 0.8B values in brackets); the error names the keys multiplied:
+ *
+ *   CONFIG_MAX_WIDTH  the length of any one vector a token makes: hidden_size [1024],
+ *                     intermediate_size [3584], head_dim [256], linear_key_head_dim and
+ *                     linear_value_head_dim [128], and the widths multiplied from them:
+ *                     num_attention_heads × 2 × head_dim (q_proj's rows [4096], which
+ *                     bound k_proj's, v_proj's and o_proj's widths too),
+ *                     linear_num_key_heads × linear_key_head_dim (the DeltaNet's q and k
+ *                     [2048]), linear_num_value_heads × linear_value_head_dim (v [2048]),
+ *                     2 × key width + value width (the convolution's channels [6144]).
+ *                     A head count and linear_conv_kernel_dim are bounded by it too.
+ *   CONFIG_MAX_VOCAB  vocab_size, the rows of the embedding table [248320]
+ *   CONFIG_MAX_STATE  the numbers a DeltaNet layer carries from token to token: its
+ *                     memory tables, linear_num_value_heads × linear_key_head_dim ×
+ *                     linear_value_head_dim [262144], plus the convolution's history,
+ *                     (linear_conv_kernel_dim − 1) × its channels [18432] — 256 MB in
+ *                     float32 at the bound
+ *   CONFIG_MAX_LAYERS num_hidden_layers [24]
+ *
+ * Within these bounds every width fits an int and every product of a width with a
+ * token count is computed in 64 bits by the layers. rope_theta, rms_norm_eps and
+ * partial_rotary_factor must be finite (a JSON 1e999 reads as infinity).
  */
 #ifndef CONFIG_H
 #define CONFIG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "workbook/util.h"
 
 #define CONFIG_MAX_LAYERS 256
 #define CONFIG_MAX_EOS    8
+#define CONFIG_MAX_WIDTH  (1 << 20) /* 1,048,576 */
+#define CONFIG_MAX_VOCAB  (1 << 24) /* 16,777,216 */
+#define CONFIG_MAX_STATE  (1 << 26) /* 67,108,864 numbers */
 
 typedef enum { LAYER_LINEAR_ATTENTION, LAYER_FULL_ATTENTION } LayerType;
 
@@ -75,15 +106,16 @@ char cfg_layer_letter(LayerType t);
 void cfg_layer_pattern(const Config *c, char *buf);
 int cfg_count_layers(const Config *c, LayerType t);
 
-/* Derived widths of the linear-attention projections. */
-static inline int cfg_linear_key_dim(const Config *c) {
-    return c->linear_num_key_heads * c->linear_key_head_dim;
+/* Derived widths of the linear-attention projections, in 64 bits (a Config from
+ * cfg_parse has them within CONFIG_MAX_WIDTH). */
+static inline int64_t cfg_linear_key_dim(const Config *c) {
+    return (int64_t)c->linear_num_key_heads * c->linear_key_head_dim;
 }
-static inline int cfg_linear_value_dim(const Config *c) {
-    return c->linear_num_value_heads * c->linear_value_head_dim;
+static inline int64_t cfg_linear_value_dim(const Config *c) {
+    return (int64_t)c->linear_num_value_heads * c->linear_value_head_dim;
 }
 /* q, k and v go through the convolution together: 2048 + 2048 + 2048 = 6144. */
-static inline int cfg_linear_conv_dim(const Config *c) {
+static inline int64_t cfg_linear_conv_dim(const Config *c) {
     return 2 * cfg_linear_key_dim(c) + cfg_linear_value_dim(c);
 }
 

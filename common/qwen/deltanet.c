@@ -18,9 +18,10 @@ void dn_dims(DeltaNetDims *d, const Config *c) {
     d->dk = c->linear_key_head_dim;
     d->dv = c->linear_value_head_dim;
     d->kernel = c->linear_conv_kernel_dim;
-    d->key_dim = cfg_linear_key_dim(c);
-    d->value_dim = cfg_linear_value_dim(c);
-    d->conv_dim = cfg_linear_conv_dim(c);
+    /* within CONFIG_MAX_WIDTH for a config cfg_parse read (config.h), so they fit an int */
+    d->key_dim = (int)cfg_linear_key_dim(c);
+    d->value_dim = (int)cfg_linear_value_dim(c);
+    d->conv_dim = (int)cfg_linear_conv_dim(c);
     d->eps = (float)c->rms_norm_eps;
 }
 
@@ -179,6 +180,16 @@ void dn_acts_init(DeltaNetActs *a, const DeltaNetDims *d, int cap) {
                         .norm_w = xaligned_alloc((size_t)d->dv * sizeof(float))};
 }
 
+uint64_t dn_acts_bytes(const DeltaNetDims *d, int64_t cap) {
+    /* qkv, conv: conv_dim; q, k: key_dim; v, core, z, normed: value_dim; beta, g: n_v */
+    uint64_t per_token =
+        size_add(size_add(size_mul(2, (uint64_t)d->conv_dim), size_mul(2, (uint64_t)d->key_dim)),
+                 size_add(size_mul(4, (uint64_t)d->value_dim), size_mul(2, (uint64_t)d->n_v)));
+    uint64_t fixed =
+        size_add(size_mul((uint64_t)d->kernel, (uint64_t)d->conv_dim), (uint64_t)d->dv); /* taps, norm_w */
+    return size_mul(size_add(size_mul((uint64_t)cap, per_token), fixed), sizeof(float));
+}
+
 void dn_acts_free(DeltaNetActs *a) {
     float *bufs[] = {a->qkv, a->conv, a->q, a->k,      a->v,    a->beta,
                      a->g,   a->core, a->z, a->normed, a->taps, a->norm_w};
@@ -239,7 +250,7 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, DeltaNetState *state, const
 
     /* Normalize each head's output and gate it with silu(z). */
     if (ref) {
-        gated_rmsnorm(a->normed, a->core, a->z, T * d->n_v, d->dv, w->norm, d->eps);
+        gated_rmsnorm(a->normed, a->core, a->z, (int64_t)T * d->n_v, d->dv, w->norm, d->eps);
     } else {
         tensor_read_f32(w->norm, 0, d->dv, a->norm_w);
 #pragma omp parallel for schedule(static)

@@ -142,6 +142,9 @@ typedef struct {
 
 void dn_acts_init(DeltaNetActs *a, const DeltaNetDims *d, int cap);
 void dn_acts_free(DeltaNetActs *a);
+/* Bytes dn_acts_init allocates for cap tokens (saturating; what a demo adds up
+ * before it allocates, util.h's memory rule). */
+uint64_t dn_acts_bytes(const DeltaNetDims *d, int64_t cap);
 
 /* The layer on T ≤ a->cap tokens. x: [T, hidden] (already through input_layernorm),
  * y: [T, hidden]. Continues from *state and leaves the state after the last token

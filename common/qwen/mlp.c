@@ -24,6 +24,10 @@ void mlp_acts_init(MlpActs *a, const MlpDims *d, int cap) {
                    .act = xaligned_alloc(n * sizeof(float))};
 }
 
+uint64_t mlp_acts_bytes(const MlpDims *d, int64_t cap) {
+    return size_mul(size_mul(3, size_mul((uint64_t)cap, (uint64_t)d->intermediate)), sizeof(float));
+}
+
 void mlp_acts_free(MlpActs *a) {
     free(a->gate);
     free(a->up);

@@ -67,6 +67,9 @@ typedef struct {
 
 void mlp_acts_init(MlpActs *a, const MlpDims *d, int cap);
 void mlp_acts_free(MlpActs *a);
+/* Bytes mlp_acts_init allocates for cap tokens: 3 × cap × intermediate floats
+ * (saturating; what a demo adds up before it allocates, util.h's memory rule). */
+uint64_t mlp_acts_bytes(const MlpDims *d, int64_t cap);
 
 /* y = down(silu(gate(x)) · up(x)) for T ≤ a->cap tokens.  x: [T, hidden],
  * y: [T, hidden] (y must not overlap x). */

@@ -26,9 +26,9 @@ double rms_of(const float *x, int64_t n) {
     return sqrt(ss / (double)n);
 }
 
-void rmsnorm(float *y, const float *x, int rows, int n, const Tensor *w, float eps) {
+void rmsnorm(float *y, const float *x, int64_t rows, int n, const Tensor *w, float eps) {
     check_weight(w, n);
-    for (int r = 0; r < rows; r++) {
+    for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * n;
         float *yr = y + (size_t)r * n;
         float inv = inv_rms(xr, n, eps);
@@ -37,9 +37,10 @@ void rmsnorm(float *y, const float *x, int rows, int n, const Tensor *w, float e
     }
 }
 
-void gated_rmsnorm(float *y, const float *x, const float *z, int rows, int n, const Tensor *w, float eps) {
+void gated_rmsnorm(float *y, const float *x, const float *z, int64_t rows, int n, const Tensor *w,
+                   float eps) {
     check_weight(w, n);
-    for (int r = 0; r < rows; r++) {
+    for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * n, *zr = z + (size_t)r * n;
         float *yr = y + (size_t)r * n;
         float inv = inv_rms(xr, n, eps);
@@ -48,8 +49,8 @@ void gated_rmsnorm(float *y, const float *x, const float *z, int rows, int n, co
     }
 }
 
-void l2norm(float *y, const float *x, int rows, int n, float eps) {
-    for (int r = 0; r < rows; r++) {
+void l2norm(float *y, const float *x, int64_t rows, int n, float eps) {
+    for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * n;
         float *yr = y + (size_t)r * n;
         double ss = 0;

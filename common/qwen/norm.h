@@ -26,23 +26,26 @@
  * overwrites a slot exactly (chapter 7).
  *
  * All three work on `rows` vectors of length n stored one after another
- * ([rows, n], row-major); y may be the same buffer as x. Weights are Tensors as
+ * ([rows, n], row-major; rows is 64-bit: tokens × heads of a long text can pass
+ * 2^31); y may be the same buffer as x. Weights are Tensors as
  * stored in the checkpoint (BF16 or F32), widened once per call. Sums of squares
  * are accumulated in double so the result does not depend on n's size.
  */
 #ifndef NORM_H
 #define NORM_H
 
+#include <stdint.h>
+
 #include "tensor.h"
 
 /* y[r] = x[r] · rsqrt(mean(x[r]²) + eps) · (1 + w)        x, y: [rows, n], w: [n] */
-void rmsnorm(float *y, const float *x, int rows, int n, const Tensor *w, float eps);
+void rmsnorm(float *y, const float *x, int64_t rows, int n, const Tensor *w, float eps);
 
 /* y[r] = w · (x[r] · rsqrt(mean(x[r]²) + eps)) · silu(z[r])   x, z, y: [rows, n], w: [n] */
-void gated_rmsnorm(float *y, const float *x, const float *z, int rows, int n, const Tensor *w, float eps);
+void gated_rmsnorm(float *y, const float *x, const float *z, int64_t rows, int n, const Tensor *w, float eps);
 
 /* y[r] = x[r] · rsqrt(Σ x[r]² + eps)                       x, y: [rows, n] */
-void l2norm(float *y, const float *x, int rows, int n, float eps);
+void l2norm(float *y, const float *x, int64_t rows, int n, float eps);
 
 /* sqrt(mean(x²)) over n values, in double: the root-mean-square RMSNorm divides by
  * (the demos print it to show what a norm did). */

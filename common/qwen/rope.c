@@ -22,6 +22,14 @@ void rope_init_config(RopeTable *rt, const Config *c, int n_positions) {
     rope_init(rt, c->head_dim, c->rotary_dim, c->rope_theta, n_positions);
 }
 
+uint64_t rope_table_bytes(int rotary_dim, int64_t n_positions) {
+    int64_t cap = 16; /* as rope_reserve grows it */
+    while (cap < n_positions) cap = cap > (1 << 29) ? n_positions : cap * 2;
+    uint64_t half = (uint64_t)(rotary_dim / 2);
+    return size_add(size_mul(size_mul(2, size_mul((uint64_t)cap, half)), sizeof(float)),
+                    half * sizeof(double));
+}
+
 void rope_free(RopeTable *rt) {
     free(rt->inv_freq);
     free(rt->cos);

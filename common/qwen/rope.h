@@ -66,6 +66,9 @@ void rope_init(RopeTable *rt, int head_dim, int rotary_dim, double theta, int n_
 /* The same with head_dim, rotary_dim and rope_theta from config.json. */
 void rope_init_config(RopeTable *rt, const Config *c, int n_positions);
 void rope_free(RopeTable *rt);
+/* Bytes of a table for n_positions (cos and sin, grown as rope_reserve grows it;
+ * saturating: what a demo adds up before it allocates, util.h's memory rule). */
+uint64_t rope_table_bytes(int rotary_dim, int64_t n_positions);
 
 /* Makes sure positions 0 .. n_positions − 1 are in the table (grows it, keeping the
  * rows already computed). Call it before applying at a new position while decoding. */

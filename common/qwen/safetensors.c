@@ -110,6 +110,7 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
     spans = xcalloc((size_t)n, sizeof(Span));
     const unsigned char *data = (const unsigned char *)st->map + 8 + header_len;
     uint64_t data_size = st->size - 8 - header_len;
+    uint64_t copied = 0; /* bytes of aligned copies so far */
     for (const cJSON *e = root->child; e; e = e->next) {
         if (strcmp(e->string, "__metadata__") == 0) {
             if (!cJSON_IsObject(e)) {
@@ -137,6 +138,11 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
         spans[st->count - 1] = (Span){begin, end, st->count - 1};
         t->data = data + begin;
         if ((uintptr_t)t->data % (uintptr_t)dtype_size(t->dtype) != 0) { /* keep an aligned copy */
+            char what[160];
+            snprintf(what, sizeof what, "%s: an aligned copy of the misaligned tensor '%s'", path, t->name);
+            copied = size_add(copied, end - begin);
+            if (!mem_check(copied, what, err))
+                goto done; /* an error, not an exit: the file is outside input */
             void *copy = xaligned_alloc((size_t)(end - begin));
             memcpy(copy, t->data, (size_t)(end - begin));
             st->copies = xrealloc(st->copies, (size_t)(st->n_copies + 1) * sizeof(void *));
@@ -169,15 +175,16 @@ bool st_open(SafeTensors *st, const char *path, Error *err) {
     memset(st, 0, sizeof *st);
     strmap_init(&st->index);
     st->path = xstrdup(path);
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a named pipe must not block the open */
     if (fd < 0) {
         error_set(err, "cannot open %s: %s", path, strerror(errno));
         st_close(st);
         return false;
     }
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        error_set(err, "%s is not a regular file", path);
+    const char *why = fd_problem(fd);
+    if (why || fstat(fd, &sb) != 0) {
+        error_set(err, "%s %s", path, why ? why : "cannot be looked at");
         close(fd);
         st_close(st);
         return false;
@@ -269,6 +276,16 @@ static int64_t entry_numel(const StWriterEntry *e) {
     int64_t n = 1;
     for (int d = 0; d < e->ndim; d++) n *= e->shape[d];
     return n;
+}
+
+uint64_t stw_data_bytes(const StWriter *w) {
+    uint64_t total = 0;
+    for (int i = 0; i < w->count; i++) {
+        uint64_t n = (uint64_t)dtype_size(w->entries[i].dtype);
+        for (int d = 0; d < w->entries[i].ndim; d++) n = size_mul(n, (uint64_t)w->entries[i].shape[d]);
+        total = size_add(total, n);
+    }
+    return total;
 }
 
 /* A growing string for the JSON header. */

@@ -19,7 +19,8 @@
  * numbers (a 1.7 GB shard has offsets beyond INT_MAX). The format does not
  * promise that a tensor's bytes are aligned for its dtype; the reader checks and,
  * for the rare tensor that is not, keeps an aligned copy, so Tensor.data can
- * always be read as uint16_t / float directly.
+ * always be read as uint16_t / float directly (copies beyond the memory limit of
+ * util.h are an error, not an allocation).
  */
 #ifndef SAFETENSORS_H
 #define SAFETENSORS_H
@@ -85,6 +86,8 @@ void stw_free(StWriter *w);
 void stw_add(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape, const float *values);
 void stw_add_generated(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape,
                        StGenerate generate, void *ctx);
+/* The bytes stw_write will put in the data area (saturating at UINT64_MAX). */
+uint64_t stw_data_bytes(const StWriter *w);
 /* Writes the file; the header is padded with spaces to a multiple of 8 bytes so
  * the data area starts aligned. Returns the number of data bytes in *data_bytes. */
 bool stw_write(const StWriter *w, const char *path, uint64_t *data_bytes, Error *err);

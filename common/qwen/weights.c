@@ -3,6 +3,7 @@
 
 #include <cJSON.h>
 #include <dirent.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ const Tensor *ckpt_find(const Checkpoint *ck, const char *name) {
 
 /* Registers every text tensor of one shard under its short name. */
 static bool register_shard(Checkpoint *ck, const SafeTensors *st, Error *err) {
+    if (st->count > INT_MAX - ck->n_refs)
+        return error_set(err, "%s: more tensors in the checkpoint than this reader can count", st->path);
     ck->refs = xrealloc(ck->refs, (size_t)(ck->n_refs + st->count) * sizeof *ck->refs);
     for (int i = 0; i < st->count; i++) {
         const Tensor *t = &st->tensors[i];
@@ -44,16 +47,27 @@ static bool register_shard(Checkpoint *ck, const SafeTensors *st, Error *err) {
     return true;
 }
 
+/* The open shard stored under this file name, or NULL. */
+static const SafeTensors *shard_named(const Checkpoint *ck, const char *file) {
+    int64_t i;
+    return strmap_get(&ck->shard_index, file, &i) ? &ck->shards[i] : NULL;
+}
+
 static bool open_shard(Checkpoint *ck, const char *file, Error *err) {
-    for (int i = 0; i < ck->n_shards; i++) /* already open? */
-        if (strcmp(strrchr(ck->shards[i].path, '/') + 1, file) == 0) return true;
-    if (strchr(file, '/') || strcmp(file, "..") == 0)
+    if (shard_named(ck, file)) return true; /* already open */
+    if (!*file || strchr(file, '/') || strcmp(file, ".") == 0 || strcmp(file, "..") == 0)
         return error_set(err, "%s/model.safetensors.index.json: shard name '%s' must be a plain file name",
                          ck->dir, file);
     char *path = path_join(ck->dir, file);
-    if (!is_file(path)) {
-        error_set(err, "%s/model.safetensors.index.json names shard %s, which is missing from %s", ck->dir,
-                  file, ck->dir);
+    bool missing;
+    const char *why = file_problem(path, &missing);
+    if (why) {
+        if (missing)
+            error_set(err, "%s/model.safetensors.index.json names shard %s, which is missing from %s",
+                      ck->dir, file, ck->dir);
+        else
+            error_set(err, "%s/model.safetensors.index.json names shard %s, but %s %s", ck->dir, file, path,
+                      why);
         free(path);
         return false;
     }
@@ -61,6 +75,7 @@ static bool open_shard(Checkpoint *ck, const char *file, Error *err) {
     bool ok = st_open(&ck->shards[ck->n_shards], path, err);
     free(path);
     if (!ok) return false;
+    strmap_put(&ck->shard_index, file, ck->n_shards);
     ck->n_shards++;
     return register_shard(ck, &ck->shards[ck->n_shards - 1], err);
 }
@@ -88,9 +103,7 @@ static bool open_indexed(Checkpoint *ck, const char *index_path, Error *err) {
             if (!(ok = open_shard(ck, e->valuestring, err))) break;
         }
     if (ok) cJSON_ArrayForEach(e, map) {
-            const SafeTensors *shard = NULL;
-            for (int i = 0; i < ck->n_shards; i++)
-                if (strcmp(strrchr(ck->shards[i].path, '/') + 1, e->valuestring) == 0) shard = &ck->shards[i];
+            const SafeTensors *shard = shard_named(ck, e->valuestring);
             if (!st_find(shard, e->string)) {
                 ok = error_set(err, "%s says tensor %s is in %s, but that shard does not contain it",
                                index_path, e->string, e->valuestring);
@@ -132,19 +145,25 @@ const Tensor *ckpt_layer_tensor(const Checkpoint *ck, int layer, const char *suf
 bool ckpt_open(Checkpoint *ck, const char *dir, Error *err) {
     memset(ck, 0, sizeof *ck);
     strmap_init(&ck->names);
+    strmap_init(&ck->shard_index);
     ck->dir = xstrdup(dir);
     char *config = path_join(dir, "config.json");
     char *index = path_join(dir, "model.safetensors.index.json");
     char *single = path_join(dir, "model.safetensors");
-    bool ok;
-    if (!is_dir(dir))
-        ok = error_set(err, "%s is not a folder", dir);
+    bool ok, no_index = false, no_single = false;
+    const char *why_dir = dir_problem(dir, NULL), *why_index = NULL, *why_single = NULL;
+    if (why_dir)
+        ok = error_set(err, "%s %s", dir, why_dir);
     else if (!cfg_load(&ck->config, config, err))
         ok = false;
-    else if (is_file(index))
+    else if (!(why_index = file_problem(index, &no_index)))
         ok = open_indexed(ck, index, err);
-    else if (is_file(single))
+    else if (!no_index) /* there, but a folder, a pipe, a link loop, unreadable ... */
+        ok = error_set(err, "%s %s", index, why_index);
+    else if (!(why_single = file_problem(single, &no_single)))
         ok = open_shard(ck, "model.safetensors", err);
+    else if (!no_single)
+        ok = error_set(err, "%s %s", single, why_single);
     else
         ok = error_set(err, "%s has neither model.safetensors.index.json nor model.safetensors", dir);
     free(config);
@@ -159,6 +178,7 @@ void ckpt_close(Checkpoint *ck) {
     free(ck->shards);
     free(ck->refs);
     strmap_free(&ck->names);
+    strmap_free(&ck->shard_index);
     free(ck->dir);
     memset(ck, 0, sizeof *ck);
 }
@@ -172,6 +192,15 @@ static bool has_config(const char *dir) {
     return yes;
 }
 
+/* A revision name from refs/main that can only name a folder inside snapshots/: not
+ * empty, no '/', not "." or "..", no control characters. A hash, in practice. */
+static bool plain_revision(const char *ref) {
+    if (!*ref || strcmp(ref, ".") == 0 || strcmp(ref, "..") == 0) return false;
+    for (const unsigned char *p = (const unsigned char *)ref; *p; p++)
+        if (*p == '/' || *p < 0x20 || *p == 0x7f) return false;
+    return true;
+}
+
 /* The snapshot folder of the Hugging Face cache, or NULL. */
 static char *hf_snapshot(const char *hub) {
     char *repo = path_join(hub, "models--Qwen--Qwen3.5-0.8B");
@@ -181,8 +210,9 @@ static char *hf_snapshot(const char *hub) {
     char *ref = read_file(ref_path, NULL, NULL);
     if (ref) { /* refs/main holds the revision hash of the current snapshot */
         ref[strcspn(ref, " \r\n")] = '\0';
-        char *dir = path_join(snapshots, ref);
-        if (has_config(dir))
+        char *dir =
+            plain_revision(ref) ? path_join(snapshots, ref) : NULL; /* never a path out of the cache */
+        if (dir && has_config(dir))
             found = dir;
         else
             free(dir);
@@ -204,23 +234,39 @@ static char *hf_snapshot(const char *hub) {
     return found;
 }
 
+/* A folder named by --model or $QWEN35_MODEL (who: "--model X", "QWEN35_MODEL=X"):
+ * true when it holds a config.json, else one line saying what is wrong with it. */
+static bool given_folder(const char *who, const char *dir, Error *err) {
+    bool missing;
+    const char *why = dir_problem(dir, &missing);
+    if (why && missing) return error_set(err, "%s: no config.json there: %s %s", who, dir, why);
+    if (why) return error_set(err, "%s: %s %s", who, dir, why);
+    char *config = path_join(dir, "config.json");
+    why = file_problem(config, &missing);
+    if (why && missing)
+        error_set(err, "%s: no config.json there (is it the downloaded model folder?)", who);
+    else if (why)
+        error_set(err, "%s: %s %s", who, config, why);
+    free(config);
+    return why == NULL;
+}
+
 char *model_find(const char *flag_value, const char **source, Error *err) {
     const char *src = NULL;
     char *found = NULL;
+    char who[64 + PATH_MAX];
     if (flag_value) {
-        if (!has_config(flag_value))
-            return error_set(err, "--model %s: no config.json there (is it the downloaded model folder?)",
-                             flag_value),
+        if (!*flag_value) /* not the current folder by accident */
+            return error_set(err, "--model was given an empty folder name (say --model . for this folder)"),
                    NULL;
+        snprintf(who, sizeof who, "--model %s", flag_value);
+        if (!given_folder(who, flag_value, err)) return NULL;
         found = xstrdup(flag_value), src = "--model";
     }
     const char *env = getenv("QWEN35_MODEL");
     if (!found && env && *env) {
-        if (!has_config(env))
-            return error_set(err,
-                             "QWEN35_MODEL=%s: no config.json there (is it the downloaded model folder?)",
-                             env),
-                   NULL;
+        snprintf(who, sizeof who, "QWEN35_MODEL=%s", env);
+        if (!given_folder(who, env, err)) return NULL;
         found = xstrdup(env), src = "$QWEN35_MODEL";
     }
     char *local = path_join(REPO_ROOT, "models/Qwen3.5-0.8B");

@@ -41,6 +41,7 @@ typedef struct {
     Config config;
     SafeTensors *shards; /* [n_shards], each mapped */
     int n_shards;
+    StrMap shard_index;  /* shard file name → index into shards */
     StrMap names;        /* text tensor name without prefix → index into refs */
     const Tensor **refs; /* [n_refs] */
     int n_refs;
@@ -80,8 +81,12 @@ const char *ckpt_text_name(const char *stored_name);
  *      ~/.cache/huggingface/hub — models--Qwen--Qwen3.5-0.8B/snapshots/<rev>
  *      (the revision refs/main points to, else any snapshot with a config.json)
  * A folder counts when it holds config.json. When the flag or the variable is
- * given but wrong, that is an error (no silent fall-through). When nothing is
- * found, the error lists every place looked at and the download command.
+ * given but wrong, that is an error (no silent fall-through) saying what is wrong:
+ * no such folder, no config.json in it, a config.json that is a folder or cannot
+ * be read. An empty --model is an error, not the current folder ($QWEN35_MODEL=""
+ * counts as not set). refs/main must name a folder inside snapshots/ (a revision,
+ * not a path). When nothing is found, the error lists every place looked at and
+ * the download command.
  * The result is newly allocated; *source says which rule matched. */
 char *model_find(const char *flag_value, const char **source, Error *err);
 

@@ -28,6 +28,23 @@ PlotMode demo_plot_mode(const char *value) {
 
 void demo_unknown(const char *arg) { die("unknown option '%s' (see --help)", arg); }
 
+void demo_max_memory(const char *value) {
+    Error err;
+    uint64_t bytes;
+    if (!parse_size("--max-memory", value, &bytes, &err)) die("%s", err.msg);
+    mem_set_limit(bytes);
+}
+
+void demo_check_dump(const char *path) {
+    Error err;
+    if (!check_writable(path, &err)) die("--dump: %s", err.msg);
+}
+
+void demo_require_memory(uint64_t bytes, const char *what) {
+    Error err;
+    if (!mem_check(bytes, what, &err)) die("%s", err.msg);
+}
+
 DemoArgs demo_parse_args(int argc, char **argv, bool with_plot, void (*usage)(FILE *), DemoFlag extra,
                          void *ctx) {
     DemoArgs a = {.plot = PLOT_PNG};
@@ -42,12 +59,16 @@ DemoArgs demo_parse_args(int argc, char **argv, bool with_plot, void (*usage)(FI
             a.ids = v;
         } else if ((v = demo_value("--dump", argc, argv, &i))) {
             a.dump = v;
+        } else if ((v = demo_value("--max-memory", argc, argv, &i))) {
+            demo_max_memory(v);
+            a.max_memory = mem_limit();
         } else if (with_plot && (v = demo_value("--plot", argc, argv, &i))) {
             a.plot = demo_plot_mode(v);
         } else if (!extra || !extra(ctx, argc, argv, &i)) {
             demo_unknown(argv[i]);
         }
     }
+    if (a.dump) demo_check_dump(a.dump); /* before the run, not after it */
     return a;
 }
 
@@ -65,9 +86,9 @@ void dump_init(DumpSet *d) {
 }
 
 float *dump_buffer(DumpSet *d, const char *name, int ndim, const int64_t *shape) {
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) n *= shape[i];
-    float *values = xcalloc((size_t)n, sizeof(float));
+    uint64_t n = 1;
+    for (int i = 0; i < ndim; i++) n = size_mul(n, (uint64_t)shape[i]);
+    float *values = xcalloc((size_t)n, sizeof(float)); /* refused above the memory limit */
     stw_add(&d->writer, name, DTYPE_F32, ndim, shape, values);
     d->buffers = xrealloc(d->buffers, (size_t)(d->count + 1) * sizeof *d->buffers);
     return d->buffers[d->count++] = values;
@@ -80,7 +101,8 @@ void dump_add(DumpSet *d, const char *name, int ndim, const int64_t *shape, cons
 void dump_write(const DumpSet *d, const char *path) {
     if (!path) return;
     Error err;
-    if (!stw_write(&d->writer, path, NULL, &err)) die("%s", err.msg);
+    if (!check_disk_space(path, stw_data_bytes(&d->writer), &err) || !stw_write(&d->writer, path, NULL, &err))
+        die("%s", err.msg);
     fprintf(stderr, "%s: wrote %d tensors (float32) to %s\n", program_name(), d->writer.count, path);
 }
 

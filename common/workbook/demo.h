@@ -29,10 +29,11 @@
 
 /* The flags every demo that runs on weights takes. */
 typedef struct {
-    const char *model; /* --model DIR (NULL: $QWEN35_MODEL, models/, the HF cache) */
-    const char *ids;   /* --ids 1,2,3 (NULL: the book's sentence; sentence.h) */
-    const char *dump;  /* --dump FILE (NULL: no dump) */
-    PlotMode plot;     /* --plot=png|ascii|none (PLOT_PNG unless given) */
+    const char *model;   /* --model DIR (NULL: $QWEN35_MODEL, models/, the HF cache) */
+    const char *ids;     /* --ids 1,2,3 (NULL: the book's sentence; sentence.h) */
+    const char *dump;    /* --dump FILE (NULL: no dump); checked to be writable when parsed */
+    PlotMode plot;       /* --plot=png|ascii|none (PLOT_PNG unless given) */
+    uint64_t max_memory; /* --max-memory SIZE (0: half of the physical memory; util.h) */
 } DemoArgs;
 
 /* The --model line of every demo's --help (option names in a 19-character column). */
@@ -40,11 +41,18 @@ typedef struct {
     "  --model DIR        the model folder (else $QWEN35_MODEL, models/Qwen3.5-0.8B,\n"                      \
     "                     or the Hugging Face cache)\n"
 
+/* The --max-memory lines of every demo's --help. */
+#define DEMO_HELP_MAX_MEMORY                                                                                 \
+    "  --max-memory SIZE  the most memory the run may take, e.g. 8G (default: half of\n"                      \
+    "                     this machine's); a request that needs more is refused first\n"
+
 /* A demo's own flags: true when argv[*i] is one of them (take a value with demo_value). */
 typedef bool (*DemoFlag)(void *ctx, int argc, char **argv, int *i);
 
-/* Reads --help (usage on stdout, exit 0), --model, --ids, --dump and, when with_plot,
- * --plot; hands every other argument to extra (may be NULL); anything left is an error. */
+/* Reads --help (usage on stdout, exit 0), --model, --ids, --dump, --max-memory and,
+ * when with_plot, --plot; hands every other argument to extra (may be NULL); anything
+ * left is an error. A --dump FILE that cannot be written is an error here, before
+ * the run (demo_check_dump); --max-memory sets the memory limit (mem_set_limit). */
 DemoArgs demo_parse_args(int argc, char **argv, bool with_plot, void (*usage)(FILE *), DemoFlag extra,
                          void *ctx);
 
@@ -60,6 +68,22 @@ PlotMode demo_plot_mode(const char *value);
 
 /* The error for an argument no rule took. */
 void demo_unknown(const char *arg) __attribute__((noreturn));
+
+/* --max-memory SIZE: sets the memory limit (dies on a size that is not one). */
+void demo_max_memory(const char *value);
+
+/* Dies with one line unless path can be written (check_writable): every demo calls
+ * it for --dump FILE while it reads its flags, so a typo in the path costs nothing. */
+void demo_check_dump(const char *path);
+
+/* Dies with one line ("WHAT would need about 5.2 GB of memory (...), more than the
+ * limit of ...") unless bytes fit the memory limit. A demo calls it with its
+ * estimate of everything a request (T tokens, a tensor) will allocate, before it
+ * allocates any of it. */
+void demo_require_memory(uint64_t bytes, const char *what);
+
+/* Bytes of n float32 numbers, saturating (util.h's size_mul). */
+static inline uint64_t floats(uint64_t n) { return size_mul(n, sizeof(float)); }
 
 /* ---- the checkpoint ----------------------------------------------------------- */
 
@@ -83,7 +107,8 @@ void dump_init(DumpSet *d);
 float *dump_buffer(DumpSet *d, const char *name, int ndim, const int64_t *shape);
 /* Registers a buffer the demo owns (it must stay valid until dump_write). */
 void dump_add(DumpSet *d, const char *name, int ndim, const int64_t *shape, const float *values);
-/* Writes every registered buffer to path (nothing when path is NULL) and says so on stderr. */
+/* Writes every registered buffer to path (nothing when path is NULL) and says so on
+ * stderr; first checks that the file system has room for it. */
 void dump_write(const DumpSet *d, const char *path);
 /* Frees the buffers dump_buffer made. */
 void dump_free(DumpSet *d);

@@ -2,10 +2,19 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <wchar.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *g_program = "qwen";
 
@@ -16,40 +25,376 @@ void set_program_name(const char *argv0) {
 
 const char *program_name(void) { return g_program; }
 
+/* ---- messages: the program's format, the arguments escaped ------------------ */
+
+/* A bounded output buffer: len counts every byte offered, written or not. */
+typedef struct {
+    char *s;
+    size_t size, len;
+} Out;
+
+static void out_bytes(Out *o, const char *p, size_t n) {
+    if (o->len + 1 < o->size) {
+        size_t room = o->size - 1 - o->len;
+        memcpy(o->s + o->len, p, n < room ? n : room);
+    }
+    o->len += n;
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes left), or 0 when there is none. */
+static size_t utf8_seq(const unsigned char *p, size_t n) {
+    unsigned char c = p[0];
+    size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (len == 0 || len > n) return 0;
+    unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range excludes overlongs and surrogates */
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0;
+    return len;
+}
+
+/* Copies n bytes of s, escaping what must not reach a terminal: control characters
+ * (\n, \t, \r, else \xHH), DEL, the C1 controls U+0080..U+009F (\u00HH; 0x9b alone
+ * starts an escape sequence on some terminals) and bytes that are not UTF-8 (\xHH).
+ * keep_newlines lets '\n' through. */
+static void out_escaped(Out *o, const char *s, size_t n, bool keep_newlines) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i; /* printable ASCII and valid UTF-8 go out as they are */
+        for (;;) {
+            if (run >= n) break;
+            unsigned char c = p[run];
+            if (c >= 0x20 && c < 0x7f) {
+                run++;
+                continue;
+            }
+            size_t len = c >= 0x80 ? utf8_seq(p + run, n - run) : 0;
+            if (len == 0 || (len == 2 && c == 0xc2 && p[run + 1] < 0xa0)) break;
+            run += len;
+        }
+        out_bytes(o, s + i, run - i);
+        if (run >= n) break;
+        unsigned char c = p[run];
+        char esc[8];
+        size_t used = 1;
+        if (c == '\n' && keep_newlines)
+            snprintf(esc, sizeof esc, "\n");
+        else if (c == '\n')
+            snprintf(esc, sizeof esc, "\\n");
+        else if (c == '\t')
+            snprintf(esc, sizeof esc, "\\t");
+        else if (c == '\r')
+            snprintf(esc, sizeof esc, "\\r");
+        else if (c == 0xc2 && run + 1 < n && p[run + 1] >= 0x80 && p[run + 1] < 0xa0)
+            snprintf(esc, sizeof esc, "\\u00%02x", p[run + 1]), used = 2;
+        else
+            snprintf(esc, sizeof esc, "\\x%02x", c);
+        out_bytes(o, esc, strlen(esc));
+        i = run + used;
+    }
+}
+
+/* One conversion's text, formatted by the C library into a buffer of its own. */
+static void out_piece(Out *o, bool escape, bool keep_newlines, const char *spec, ...) {
+    char small[256], *buf = small;
+    va_list ap, ap2;
+    va_start(ap, spec);
+    va_copy(ap2, ap);
+    int n = vsnprintf(small, sizeof small, spec, ap);
+    if (n >= (int)sizeof small && (buf = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(buf, (size_t)n + 1, spec, ap2);
+    va_end(ap2);
+    va_end(ap);
+    if (n < 0) return;
+    if (!buf) { /* out of memory: what fitted */
+        buf = small;
+        n = (int)strlen(small);
+    }
+    if (escape)
+        out_escaped(o, buf, (size_t)n, keep_newlines);
+    else
+        out_bytes(o, buf, (size_t)n);
+    if (buf != small) free(buf);
+}
+
+/* printf's formatting, with every %s and %c argument escaped (out_escaped). Handles
+ * the conversions C99 printf has: flags, width and precision (also *), the length
+ * modifiers hh h l ll j z t L. */
+static void format_escaped(Out *o, bool keep_newlines, const char *fmt, va_list ap) {
+    const char *p = fmt;
+    while (*p) {
+        const char *pct = strchr(p, '%');
+        if (!pct) {
+            out_bytes(o, p, strlen(p));
+            break;
+        }
+        out_bytes(o, p, (size_t)(pct - p));
+        /* the conversion: %[flags][width][.precision][length]conversion */
+        char spec[64];
+        size_t k = 0;
+        spec[k++] = '%';
+        const char *q = pct + 1;
+        while (*q && strchr("-+ #0'", *q) && k < 40) spec[k++] = *q++;
+        if (*q == '*') {
+            k += (size_t)snprintf(spec + k, sizeof spec - k, "%d", va_arg(ap, int));
+            q++;
+        } else
+            while (*q >= '0' && *q <= '9' && k < 40) spec[k++] = *q++;
+        if (*q == '.') {
+            spec[k++] = *q++;
+            if (*q == '*') {
+                k += (size_t)snprintf(spec + k, sizeof spec - k, "%d", va_arg(ap, int));
+                q++;
+            } else
+                while (*q >= '0' && *q <= '9' && k < 50) spec[k++] = *q++;
+        }
+        char len[3] = "";
+        if ((q[0] == 'h' && q[1] == 'h') || (q[0] == 'l' && q[1] == 'l'))
+            len[0] = q[0], len[1] = q[1], q += 2;
+        else if (*q && strchr("hljztL", *q))
+            len[0] = *q++;
+        char conv = *q;
+        if (conv == '\0') { /* a lone % at the end */
+            out_bytes(o, pct, strlen(pct));
+            break;
+        }
+        q++;
+        k += (size_t)snprintf(spec + k, sizeof spec - k, "%s%c", len, conv);
+        bool l = len[0] == 'l' && !len[1], ll = len[0] == 'l' && len[1] == 'l';
+        switch (conv) {
+        case '%':
+            out_bytes(o, "%", 1);
+            break;
+        case 'd':
+        case 'i':
+            if (ll)
+                out_piece(o, false, false, spec, va_arg(ap, long long));
+            else if (l)
+                out_piece(o, false, false, spec, va_arg(ap, long));
+            else if (len[0] == 'j')
+                out_piece(o, false, false, spec, va_arg(ap, intmax_t));
+            else if (len[0] == 'z')
+                out_piece(o, false, false, spec, va_arg(ap, ssize_t));
+            else if (len[0] == 't')
+                out_piece(o, false, false, spec, va_arg(ap, ptrdiff_t));
+            else
+                out_piece(o, false, false, spec, va_arg(ap, int)); /* int, and short / char promoted */
+            break;
+        case 'u':
+        case 'o':
+        case 'x':
+        case 'X':
+            if (ll)
+                out_piece(o, false, false, spec, va_arg(ap, unsigned long long));
+            else if (l)
+                out_piece(o, false, false, spec, va_arg(ap, unsigned long));
+            else if (len[0] == 'j')
+                out_piece(o, false, false, spec, va_arg(ap, uintmax_t));
+            else if (len[0] == 'z')
+                out_piece(o, false, false, spec, va_arg(ap, size_t));
+            else if (len[0] == 't')
+                out_piece(o, false, false, spec, va_arg(ap, ptrdiff_t));
+            else
+                out_piece(o, false, false, spec, va_arg(ap, unsigned));
+            break;
+        case 'f':
+        case 'F':
+        case 'e':
+        case 'E':
+        case 'g':
+        case 'G':
+        case 'a':
+        case 'A':
+            if (len[0] == 'L')
+                out_piece(o, false, false, spec, va_arg(ap, long double));
+            else
+                out_piece(o, false, false, spec, va_arg(ap, double));
+            break;
+        case 'c':
+            if (l)
+                out_piece(o, true, keep_newlines, spec, va_arg(ap, wint_t));
+            else
+                out_piece(o, true, keep_newlines, spec, va_arg(ap, int));
+            break;
+        case 's':
+            if (l) {
+                const wchar_t *ws = va_arg(ap, const wchar_t *);
+                out_piece(o, true, keep_newlines, spec, ws ? ws : L"(null)");
+            } else {
+                const char *str = va_arg(ap, const char *);
+                out_piece(o, true, keep_newlines, spec, str ? str : "(null)");
+            }
+            break;
+        case 'p':
+            out_piece(o, false, false, spec, va_arg(ap, void *));
+            break;
+        default: /* not a conversion printf knows: the text as written */
+            out_bytes(o, pct, (size_t)(q - pct));
+            break;
+        }
+        p = q;
+    }
+}
+
 bool error_set(Error *err, const char *fmt, ...) {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        Out o = {err->msg, sizeof err->msg, 0};
+        format_escaped(&o, false, fmt, ap);
+        err->msg[o.len < o.size ? o.len : o.size - 1] = '\0';
         va_end(ap);
     }
     return false;
 }
 
 void die(const char *fmt, ...) {
-    va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "%s: ", g_program);
+    /* die("%s", err.msg) prints a message error_set() made: its arguments are
+     * escaped already, and its own line breaks stay */
+    bool keep_newlines = strcmp(fmt, "%s") == 0;
+    va_list ap, ap2;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    va_copy(ap2, ap);
+    Out count = {NULL, 0, 0};
+    format_escaped(&count, keep_newlines, fmt, ap);
+    char *msg = malloc(count.len + 1);
+    if (msg) {
+        Out o = {msg, count.len + 1, 0};
+        format_escaped(&o, keep_newlines, fmt, ap2);
+        msg[count.len] = '\0';
+    }
+    va_end(ap2);
     va_end(ap);
-    fputc('\n', stderr);
+    fflush(stdout);
+    fprintf(stderr, "%s: %s\n", g_program, msg ? msg : "out of memory while reporting an error");
+    free(msg);
     exit(EXIT_FAILURE);
 }
 
+const char *escape_text(const char *s, char *buf, size_t size) {
+    Out o = {buf, size, 0};
+    out_escaped(&o, s, strlen(s), false);
+    if (size) buf[o.len < size ? o.len : size - 1] = '\0';
+    return buf;
+}
+
+/* ---- memory ----------------------------------------------------------------------- */
+
+static uint64_t g_mem_limit; /* 0: half of the physical memory */
+
+static const char *not_regular(mode_t mode);
+
+uint64_t size_mul(uint64_t a, uint64_t b) {
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+uint64_t size_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+uint64_t mem_physical(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? size_mul((uint64_t)pages, (uint64_t)page) : 0;
+}
+
+uint64_t mem_limit(void) {
+    if (g_mem_limit) return g_mem_limit;
+    uint64_t phys = mem_physical();
+    return phys ? phys / 2 : UINT64_MAX;
+}
+
+void mem_set_limit(uint64_t bytes) { g_mem_limit = bytes; }
+
+const char *format_bytes(uint64_t bytes, char *buf, size_t size) {
+    static const char *const units[] = {"KB", "MB", "GB", "TB", "PB", "EB"};
+    if (bytes == UINT64_MAX) {
+        snprintf(buf, size, "more than 18 EB");
+        return buf;
+    }
+    if (bytes < 1000) {
+        snprintf(buf, size, "%llu bytes", (unsigned long long)bytes);
+        return buf;
+    }
+    double v = (double)bytes / 1000;
+    int u = 0;
+    while (v >= 999.95 && u < 5) v /= 1000, u++;
+    snprintf(buf, size, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+const char *format_grouped(uint64_t n, char *buf, size_t size) {
+    char digits[32];
+    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
+    size_t o = 0;
+    for (int i = 0; i < len && o + 2 < size; i++) {
+        if (i > 0 && (len - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    if (size) buf[o < size ? o : size - 1] = '\0';
+    return buf;
+}
+
+/* "half of this machine's 23.4 GB; --max-memory SIZE sets another", or where the limit came from. */
+static const char *limit_words(char *buf, size_t size) {
+    char phys[32];
+    if (g_mem_limit)
+        snprintf(buf, size, "set by --max-memory");
+    else
+        snprintf(buf, size, "half of this machine's %s; --max-memory SIZE sets another",
+                 format_bytes(mem_physical(), phys, sizeof phys));
+    return buf;
+}
+
+/* " (5,234,567,890 bytes)" after a rounded size, or nothing when the size is exact
+ * already ("512 bytes"). */
+static const char *exact_words(uint64_t bytes, char *buf, size_t size) {
+    char exact[32];
+    if (bytes < 1000)
+        snprintf(buf, size, "%s", "");
+    else
+        snprintf(buf, size, " (%s bytes)", format_grouped(bytes, exact, sizeof exact));
+    return buf;
+}
+
+bool mem_check(uint64_t bytes, const char *what, Error *err) {
+    uint64_t limit = mem_limit();
+    if (bytes <= limit) return true;
+    char need[32], exact[48], lim[32], words[128];
+    return error_set(err, "%s would need about %s of memory%s, more than the limit of %s (%s)", what,
+                     format_bytes(bytes, need, sizeof need), exact_words(bytes, exact, sizeof exact),
+                     format_bytes(limit, lim, sizeof lim), limit_words(words, sizeof words));
+}
+
+/* A single block above the limit is refused before the system is asked for it. */
+static void check_block(uint64_t bytes) {
+    uint64_t limit = mem_limit();
+    if (bytes <= limit) return;
+    char need[32], exact[48], lim[32], words[128];
+    die("allocating %s%s at once is more than the memory limit of %s (%s)",
+        format_bytes(bytes, need, sizeof need), exact_words(bytes, exact, sizeof exact),
+        format_bytes(limit, lim, sizeof lim), limit_words(words, sizeof words));
+}
+
 void *xmalloc(size_t size) {
+    check_block(size);
     void *p = malloc(size ? size : 1);
     if (!p) die("out of memory allocating %zu bytes", size);
     return p;
 }
 
 void *xcalloc(size_t count, size_t size) {
+    check_block(size_mul(count, size));
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p) die("out of memory allocating %zu x %zu bytes", count, size);
     return p;
 }
 
 void *xrealloc(void *ptr, size_t size) {
+    check_block(size);
     void *p = realloc(ptr, size ? size : 1);
     if (!p) die("out of memory reallocating to %zu bytes", size);
     return p;
@@ -61,6 +406,7 @@ char *xstrdup(const char *s) {
 }
 
 void *xaligned_alloc(size_t size) {
+    check_block(size);
     void *p = NULL;
     if (posix_memalign(&p, 64, size ? size : 64) != 0)
         die("out of memory allocating %zu aligned bytes", size);
@@ -76,12 +422,30 @@ FILE *xfopen(const char *path, const char *mode, Error *err) {
 }
 
 char *read_file(const char *path, size_t *len, Error *err) {
-    FILE *f = xfopen(path, "rb", err);
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
+    /* O_NONBLOCK: opening a named pipe must not wait for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return error_set(err, "cannot open %s for reading: %s", path, strerror(errno)), NULL;
+    const char *why = fd_problem(fd);
+    struct stat st;
+    if (why || fstat(fd, &st) != 0) {
+        close(fd);
+        return error_set(err, "cannot read %s: it %s", path, why ? why : "cannot be looked at"), NULL;
+    }
+    char what[64 + PATH_MAX];
+    snprintf(what, sizeof what, "reading %s whole", path);
+    if (!mem_check(size_add((uint64_t)st.st_size, 1), what, err)) {
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return error_set(err, "cannot open %s for reading: %s", path, strerror(errno)), NULL;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0; /* the whole file and its terminator, in one block */
     char *buf = xmalloc(cap);
     for (;;) {
-        if (n + 1 >= cap) buf = xrealloc(buf, cap *= 2);
+        if (n + 1 >= cap) buf = xrealloc(buf, cap *= 2); /* it grew while being read */
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
         if (got == 0) break;
@@ -107,6 +471,103 @@ bool write_file(const char *path, const void *data, size_t len, Error *err) {
     return true;
 }
 
+bool check_writable(const char *path, Error *err) {
+    if (!*path) return error_set(err, "an empty file name cannot be written");
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd >= 0) { /* a new file: it can be made; the run makes it again at the end */
+        close(fd);
+        unlink(path);
+        return true;
+    }
+    if (errno != EEXIST) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    struct stat st;
+    if (stat(path, &st) != 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) return error_set(err, "cannot write %s: it %s", path, not_regular(st.st_mode));
+    fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC); /* no O_TRUNC: nothing is changed yet */
+    if (fd < 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    close(fd);
+    return true;
+}
+
+bool check_disk_space(const char *path, uint64_t bytes, Error *err) {
+    char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    struct statvfs v;
+    bool known = statvfs(dir, &v) == 0;
+    free(dir);
+    if (!known) return true; /* cannot tell: the write itself will say */
+    uint64_t room = size_mul(v.f_bavail, v.f_frsize);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        room = size_add(room, (uint64_t)st.st_size); /* replaced */
+    if (bytes <= room) return true;
+    char need[32], exact[48], have[32];
+    return error_set(err, "%s would be %s%s, but its file system has only %s free", path,
+                     format_bytes(bytes, need, sizeof need), exact_words(bytes, exact, sizeof exact),
+                     format_bytes(room, have, sizeof have));
+}
+
+/* ---- numbers on the command line ---------------------------------------------------- */
+
+bool parse_count(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out, Error *err) {
+    uint64_t v = 0;
+    bool ok = *text != '\0';
+    for (const char *p = text; ok && *p; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        ok = *p >= '0' && *p <= '9' && v <= (UINT64_MAX - d) / 10;
+        v = v * 10 + d;
+    }
+    if (!ok || v < min || v > max)
+        return error_set(err, "%s needs a whole number from %llu to %llu, got '%s'", flag,
+                         (unsigned long long)min, (unsigned long long)max, text);
+    *out = v;
+    return true;
+}
+
+bool parse_size(const char *flag, const char *text, uint64_t *bytes, Error *err) {
+    static const struct {
+        const char *name;
+        uint64_t scale;
+    } units[] = {{"", 1},
+                 {"b", 1},
+                 {"k", 1000},
+                 {"kb", 1000},
+                 {"m", 1000000},
+                 {"mb", 1000000},
+                 {"g", 1000000000},
+                 {"gb", 1000000000},
+                 {"t", 1000000000000},
+                 {"tb", 1000000000000},
+                 {"kib", 1ull << 10},
+                 {"mib", 1ull << 20},
+                 {"gib", 1ull << 30},
+                 {"tib", 1ull << 40}};
+    const char *p = text;
+    unsigned __int128 whole = 0, frac = 0, denom = 1;
+    bool digits = false, ok = true;
+    for (; *p >= '0' && *p <= '9'; p++, digits = true)
+        if ((whole = whole * 10 + (unsigned)(*p - '0')) > UINT64_MAX) ok = false;
+    if (*p == '.') {
+        p++;
+        for (; *p >= '0' && *p <= '9'; p++, digits = true)
+            if (denom < 1000000000000000000ull) frac = frac * 10 + (unsigned)(*p - '0'), denom *= 10;
+    }
+    uint64_t scale = 0;
+    for (size_t i = 0; i < ARRAY_LEN(units) && !scale; i++)
+        if (strcasecmp(p, units[i].name) == 0) scale = units[i].scale;
+    unsigned __int128 v = whole * scale + (frac * scale + denom / 2) / denom; /* < 2^64 · 2^40 + 2^100 */
+    if (!ok || !digits || !scale || v < 1 || v > UINT64_MAX)
+        return error_set(err, "%s needs a size such as 8G, 512M or 1.5GiB (at least 1 byte), got '%s'", flag,
+                         text);
+    *bytes = (uint64_t)v;
+    return true;
+}
+
 bool is_dir(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -115,6 +576,77 @@ bool is_dir(const char *path) {
 bool is_file(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* What a file that is not regular is, for file_problem and fd_problem. */
+static const char *not_regular(mode_t mode) {
+    if (S_ISDIR(mode)) return "is a folder, not a regular file";
+    if (S_ISFIFO(mode)) return "is a named pipe (FIFO), not a regular file";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device, not a regular file";
+    if (S_ISSOCK(mode)) return "is a socket, not a regular file";
+    return "is not a regular file";
+}
+
+/* Why stat(path) failed, in words that follow the path. */
+static const char *stat_failure(const char *path, int e, bool *missing) {
+    static _Thread_local char other[160];
+    struct stat st;
+    switch (e) {
+    case ENOENT:
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) return "is a symbolic link to something missing";
+        *missing = true;
+        return "is missing";
+    case ENOTDIR:
+        *missing = true;
+        return "is missing (a part of its path is not a folder)";
+    case ELOOP:
+        return "is a symbolic link loop";
+    case EACCES:
+        return "cannot be reached (permission denied on a folder above it)";
+    case ENAMETOOLONG:
+        return "has a name that is too long";
+    default:
+        snprintf(other, sizeof other, "cannot be looked at (%s)", strerror(e));
+        return other;
+    }
+}
+
+const char *file_problem(const char *path, bool *missing) {
+    bool none = false;
+    const char *why = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        why = stat_failure(path, errno, &none);
+    else if (!S_ISREG(st.st_mode))
+        why = not_regular(st.st_mode);
+    else if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) != 0)
+        why = errno == EACCES ? "cannot be read (permission denied)" : "cannot be read";
+    if (missing) *missing = none;
+    return why;
+}
+
+const char *dir_problem(const char *path, bool *missing) {
+    bool none = false;
+    const char *why = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        why = stat_failure(path, errno, &none);
+    else if (S_ISREG(st.st_mode))
+        why = "is a regular file, not a folder";
+    else if (S_ISFIFO(st.st_mode))
+        why = "is a named pipe (FIFO), not a folder";
+    else if (!S_ISDIR(st.st_mode))
+        why = "is not a folder";
+    else if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0)
+        why = errno == EACCES ? "cannot be opened (permission denied)" : "cannot be opened";
+    if (missing) *missing = none;
+    return why;
+}
+
+const char *fd_problem(int fd) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) return "cannot be looked at";
+    return S_ISREG(st.st_mode) ? NULL : not_regular(st.st_mode);
 }
 
 char *path_join(const char *dir, const char *name) {

@@ -15,6 +15,15 @@
  *
  * Every message is meant to be read by a person following the book: it says
  * which file, which tensor or key, and what is wrong with it.
+ *
+ * Messages quote text from files (tensor names, keys, paths, token strings), and a
+ * file can hold anything. So error_set() and die() escape what their arguments
+ * bring in: control characters, DEL, the C1 controls and bytes that are not UTF-8
+ * are written as \n, \t, \x1b, \u009b, \xff ..., so a newline or a terminal escape
+ * sequence from a file can never reach the terminal or split the line. The format
+ * string itself is the program's and is printed as written. die("%s", err.msg)
+ * prints a message error_set() made as it is (its arguments were escaped there,
+ * and its own line breaks stay).
  */
 #ifndef UTIL_H
 #define UTIL_H
@@ -37,11 +46,40 @@ bool error_set(Error *err, const char *fmt, ...) __attribute__((format(printf, 2
 /* Prints "<program>: <message>" to stderr and exits with status 1. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/* s with its control characters, DEL, C1 controls and non-UTF-8 bytes escaped (as
+ * in error messages), into buf; cut short, but always terminated, if it does not
+ * fit. For untrusted text a program prints on stdout. */
+const char *escape_text(const char *s, char *buf, size_t size);
+
 /* The program name used by die() and usage lines (set once from argv[0]). */
 void set_program_name(const char *argv0);
 const char *program_name(void);
 
-/* Allocation that dies with a clear message instead of returning NULL. */
+/* ---- memory: what one request may take -----------------------------------------
+ * Nothing a file or a command line asks for is allocated before its size is known
+ * to be sane. The limit is half of the machine's physical memory (sysconf), or what
+ * mem_set_limit() set instead (the demos' --max-memory SIZE). A demo estimates what
+ * a request needs before it allocates any of it (the buffers for T tokens, a tensor
+ * to dump) and refuses with one line saying how much that would be; x*alloc() and
+ * read_file() also refuse any single block above the limit, so nothing asks the
+ * system for 512 GB and gets killed for it halfway. */
+uint64_t mem_physical(void);
+uint64_t mem_limit(void);
+void mem_set_limit(uint64_t bytes); /* 0: back to half of the physical memory */
+/* Saturating arithmetic for estimates: never wraps; UINT64_MAX means "too much". */
+uint64_t size_mul(uint64_t a, uint64_t b);
+uint64_t size_add(uint64_t a, uint64_t b);
+/* True when bytes fit the limit; else false with "WHAT would need about 5.2 GB of
+ * memory (5,234,567,890 bytes), more than the limit of 11.7 GB (half of this
+ * machine's 23.4 GB; --max-memory SIZE sets another)". */
+bool mem_check(uint64_t bytes, const char *what, Error *err);
+/* "5.2 GB", "512.0 MB", "4.1 KB", "17 bytes" (powers of 1000, as the demos print sizes). */
+const char *format_bytes(uint64_t bytes, char *buf, size_t size);
+/* "5,234,567,890". */
+const char *format_grouped(uint64_t n, char *buf, size_t size);
+
+/* Allocation that dies with a clear message instead of returning NULL (and above
+ * the memory limit). */
 void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *ptr, size_t size);
@@ -53,15 +91,49 @@ void *xaligned_alloc(size_t size);
 FILE *xfopen(const char *path, const char *mode, Error *err);
 
 /* Reads a whole file into a NUL-terminated buffer (caller frees).
- * *len receives the byte count (without the terminator) when len != NULL. */
+ * *len receives the byte count (without the terminator) when len != NULL.
+ * Only regular files: a named pipe, a device or a folder is an error (reading a
+ * pipe could wait forever), never a hang. */
 char *read_file(const char *path, size_t *len, Error *err);
 
 /* Writes len bytes to path, replacing it. */
 bool write_file(const char *path, const void *data, size_t len, Error *err);
 
+/* Whether path can be written (a --dump FILE, before the run that fills it): an
+ * existing regular file that opens for writing (it is not changed), or a new file
+ * that can be created in its folder (created and removed again). A folder, a pipe
+ * or a device is refused: writing there would fail or block at the end. */
+bool check_writable(const char *path, Error *err);
+/* Whether the file system holding path has room for bytes more. */
+bool check_disk_space(const char *path, uint64_t bytes, Error *err);
+
+/* ---- numbers on the command line --------------------------------------------------
+ * Each returns false with one line naming the flag instead of exiting, so a demo's
+ * parser decides what to do (and the parsers can be fuzzed). */
+
+/* A whole number in min .. max, in decimal digits only: no sign, no spaces, no
+ * other characters ("2x", "1e3", "-1", "" and "0x10" are refused). */
+bool parse_count(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out, Error *err);
+/* A size in bytes: a number (digits, optionally a fraction) and a unit, B, K, M, G, T
+ * (powers of 1000, with or without B: 8G = 8GB = 8e9) or KiB, MiB, GiB, TiB (powers
+ * of 1024); no unit means bytes. At least 1 byte, at most 2^64 − 1. */
+bool parse_size(const char *flag, const char *text, uint64_t *bytes, Error *err);
+
 /* True when path exists and is a directory / a regular file. */
 bool is_dir(const char *path);
 bool is_file(const char *path);
+
+/* Why path is not a regular file this process can read, in words that follow the
+ * path in a message: "is missing", "is a folder, not a regular file", "is a named
+ * pipe (FIFO), not a regular file", "is a symbolic link loop", "cannot be read
+ * (permission denied)", ...; NULL when it is one. *missing (may be NULL) is set
+ * when nothing at all is there, to tell "missing" apart from "there, but wrong". */
+const char *file_problem(const char *path, bool *missing);
+/* The same for a folder whose files can be opened ("is a regular file, not a folder",
+ * "cannot be opened (permission denied)", ...). */
+const char *dir_problem(const char *path, bool *missing);
+/* The same for an open file descriptor (what it is, when not a regular file). */
+const char *fd_problem(int fd);
 
 /* Joins a directory and a file name into a newly allocated path. */
 char *path_join(const char *dir, const char *name);
