@@ -24,7 +24,8 @@
 
 static void usage(FILE *to) {
     fprintf(to,
-            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--max-memory SIZE] [--help]\n"
+            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE] [--max-memory SIZE]\n"
+            "          [--help]\n"
             "Chapter 4: layer 0's SwiGLU MLP, down(silu(gate(x)) * up(x)), on the book's\n"
             "sentence after input_layernorm: shapes, parameters, how many features SiLU\n"
             "nearly switches off, the scale of the output.\n" DEMO_HELP_MODEL

@@ -36,26 +36,26 @@
 #include "workbook/util.h"
 
 static void usage(FILE *to) {
-    fprintf(to,
-            "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE]\n"
-            "          [--plot=png|ascii|none] [--max-memory SIZE] [--help]\n"
-            "\n"
-            "Chapter 6: the first full-attention layer (layer 3) on the book's sentence:\n"
-            "query/gate split, GQA, q/k norm, each head's attention weights (heatmap), the\n"
-            "gate's range, the KV cache's cost per token, and token-by-token decoding with\n"
-            "the cache checked against the full pass.\n"
-            "\n" DEMO_HELP_MODEL
-            "  --ids 1,2,3        token ids instead of the sentence (also \"[1, 2, 3]\");\n"
-            "                     without them, a folder with no tokenizer.json runs the\n"
-            "                     reference script's 7 ids\n"
-            "  --dump FILE        write ids, embed, layer.3.input_norm,\n"
-            "                     layer.3.self_attn.{q_raw, gate, q, k, v, probs, attn,\n"
-            "                     gated, out} and rope.{cos, sin} to FILE (float32\n"
-            "                     safetensors, named as reference/qwen35_reference.py)\n"
-            "  --plot=MODE        png (default): plots/ch06_attention.png (+ .dat, .gp);\n"
-            "                     ascii: the same, the heatmap also drawn on stderr; none\n"
-            DEMO_HELP_MAX_MEMORY "  --help             this text\n",
-            program_name());
+    fprintf(
+        to,
+        "usage: %s [--model DIR] [--ids 1,2,3] [--dump FILE]\n"
+        "          [--plot=png|ascii|none] [--max-memory SIZE] [--help]\n"
+        "\n"
+        "Chapter 6: the first full-attention layer (layer 3) on the book's sentence:\n"
+        "query/gate split, GQA, q/k norm, each head's attention weights (heatmap), the\n"
+        "gate's range, the KV cache's cost per token, and token-by-token decoding with\n"
+        "the cache checked against the full pass.\n"
+        "\n" DEMO_HELP_MODEL "  --ids 1,2,3        token ids instead of the sentence (also \"[1, 2, 3]\");\n"
+        "                     without them, a folder with no tokenizer.json runs the\n"
+        "                     reference script's 7 ids\n"
+        "  --dump FILE        write ids, embed, layer.3.input_norm,\n"
+        "                     layer.3.self_attn.{q_raw, gate, q, k, v, probs, attn,\n"
+        "                     gated, out} and rope.{cos, sin} to FILE (float32\n"
+        "                     safetensors, named as reference/qwen35_reference.py)\n"
+        "  --plot=MODE        png (default): plots/ch06_attention.png (+ .dat, .gp);\n"
+        "                     ascii: the same, the heatmap also drawn on stderr; none\n" DEMO_HELP_MAX_MEMORY
+        "  --help             this text\n",
+        program_name());
 }
 
 /* One token's text for labels ("公园"). Control characters are shown as \n, \x1b etc.;

@@ -43,7 +43,7 @@ typedef struct {
 
 /* The --max-memory lines of every demo's --help. */
 #define DEMO_HELP_MAX_MEMORY                                                                                 \
-    "  --max-memory SIZE  the most memory the run may take, e.g. 8G (default: half of\n"                      \
+    "  --max-memory SIZE  the most memory the run may take, e.g. 8G (default: half of\n"                     \
     "                     this machine's); a request that needs more is refused first\n"
 
 /* A demo's own flags: true when argv[*i] is one of them (take a value with demo_value). */
