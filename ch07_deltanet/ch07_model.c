@@ -62,29 +62,30 @@ typedef struct {
 } Options;
 
 static void usage(FILE *to) {
-    fprintf(to,
-            "usage: %s [--model DIR] [--prompt TEXT | --ids 1,2,3 | --interactive]\n"
-            "         [-n N] [--chat [--think]] [--temp T] [--top-k K] [--top-p P] [--seed S]\n"
-            "         [--threads N] [--dump FILE] [--save-state FILE] [--load-state FILE]\n"
-            "         [--reference] [--help]\n"
-            "Chapter 7: the whole Qwen3.5 assembled from the chapters' parts. Without a\n"
-            "prompt: the assembly walked through on the book's sentence; with one: text.\n" DEMO_HELP_MODEL
-            "  --prompt TEXT      continue TEXT (to stdout; a summary line on stderr)\n"
-            "  --ids 1,2,3        the prompt as token ids (no tokenizer needed)\n"
-            "  -n N               tokens to generate (default %d; 0: read the prompt only)\n"
-            "  --chat             wrap the prompt in the chat template (thinking off)\n"
-            "  --think            with --chat: let the model think first\n"
-            "  --interactive      a chat in the terminal; each turn reads only its own\n"
-            "                     tokens; Ctrl-D ends it\n"
-            "  --temp T           sampling temperature (0: greedy); --top-k K and --top-p P\n"
-            "                     filter the candidates; default: generation_config.json,\n"
-            "                     else greedy; --seed S repeats a sampled run (default 0)\n"
-            "  --threads N        OpenMP threads (the results do not depend on it)\n"
-            "  --dump FILE        write embed, layer.{i}, final_norm, logits of the prompt\n"
-            "  --save-state FILE  after the run, write every layer's state and the tokens\n"
-            "  --load-state FILE  start from such a state instead of an empty one\n"
-            "  --reference        one token at a time through the readable loops (slow)\n",
-            program_name(), DEFAULT_NEW);
+    fprintf(
+        to,
+        "usage: %s [--model DIR] [--prompt TEXT | --ids 1,2,3 | --interactive]\n"
+        "         [-n N] [--chat [--think]] [--temp T] [--top-k K] [--top-p P] [--seed S]\n"
+        "         [--threads N] [--dump FILE] [--save-state FILE] [--load-state FILE]\n"
+        "         [--reference] [--max-memory SIZE] [--help]\n"
+        "Chapter 7: the whole Qwen3.5 assembled from the chapters' parts. Without a\n"
+        "prompt: the assembly walked through on the book's sentence; with one: text.\n" DEMO_HELP_MODEL
+        "  --prompt TEXT      continue TEXT (to stdout; a summary line on stderr)\n"
+        "  --ids 1,2,3        the prompt as token ids (no tokenizer needed)\n"
+        "  -n N               tokens to generate (default %d; 0: read the prompt only)\n"
+        "  --chat             wrap the prompt in the chat template (thinking off)\n"
+        "  --think            with --chat: let the model think first\n"
+        "  --interactive      a chat in the terminal; each turn reads only its own\n"
+        "                     tokens; Ctrl-D ends it\n"
+        "  --temp T           sampling temperature (0: greedy); --top-k K and --top-p P\n"
+        "                     filter the candidates; default: generation_config.json,\n"
+        "                     else greedy; --seed S repeats a sampled run (default 0)\n"
+        "  --threads N        OpenMP threads (the results do not depend on it)\n"
+        "  --dump FILE        write embed, layer.{i}, final_norm, logits of the prompt\n"
+        "  --save-state FILE  after the run, write every layer's state and the tokens\n"
+        "  --load-state FILE  start from such a state instead of an empty one\n"
+        "  --reference        one token at a time through the readable loops (slow)\n" DEMO_HELP_MAX_MEMORY,
+        program_name(), DEFAULT_NEW);
 }
 
 /* A whole number in [lo, hi] for flag, or death with the flag's name. */
@@ -643,11 +644,15 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
             "%s/config.json)%s",
             ids.n, (long long)s->max_pos, m->ck.dir, s->pos ? ", the loaded state included" : "");
 
+    /* what the run will hold at its end: the state of every token read, the --dump tensors */
+    int n_new = o->n_new >= 0 ? (int)o->n_new : DEFAULT_NEW;
+    uint64_t dump_bytes = o->common.dump ? floats(size_mul((uint64_t)ids.n, (uint64_t)(L + 2) * H + V)) : 0;
+    char what[96];
+    snprintf(what, sizeof what, "a text of %lld tokens", (long long)(s->pos + ids.n + n_new));
+    demo_require_memory(size_add(run_bytes(m, CHUNK, s->pos + ids.n + n_new), dump_bytes), what);
+
     ModelTrace tr = {0};
     if (o->common.dump) {
-        double bytes = (double)ids.n * ((L + 2.0) * H + V) * sizeof(float);
-        if (bytes > 4e9)
-            die("--dump: %d tokens would take %.1f GB of tensors; dump a shorter prompt", ids.n, bytes / 1e9);
         tr.embed = xmalloc(sizeof(float) * (size_t)ids.n * H);
         tr.final_norm = xmalloc(sizeof(float) * (size_t)ids.n * H);
         tr.logits = xmalloc(sizeof(float) * (size_t)ids.n * V);
@@ -667,7 +672,6 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
     for (int i = 0; i < ids.n; i++) tok_ids_push(&seen, ids.ids[i]);
 
     StopIds stop = stop_ids(m, tok);
-    int n_new = o->n_new >= 0 ? (int)o->n_new : DEFAULT_NEW;
     double t1 = now_seconds();
     GenStats g = generate(m, s, smp, &stop, &out, n_new, &seen);
     if (g.generated > 0 || o->prompt) printf("\n");
@@ -726,8 +730,14 @@ static void interactive(const Options *o, const Model *m, RunState *s, const Tok
         TokenIds ids = {0};
         if (!tok_encode(tok, text, strlen(text), &ids, &err)) die("%s", err.msg);
         free(text);
+        int n_new = o->n_new >= 0 ? (int)o->n_new : DEFAULT_NEW;
         if (s->max_pos > 0 && s->pos + ids.n >= s->max_pos) {
             fprintf(stderr, "（上下文满了：%lld 个 token）\n", (long long)s->max_pos);
+            tok_ids_free(&ids);
+            break;
+        }
+        if (!mem_check(run_bytes(m, CHUNK, s->pos + ids.n + n_new), "the conversation so far", &err)) {
+            fprintf(stderr, "（%s）\n", err.msg);
             tok_ids_free(&ids);
             break;
         }
@@ -737,7 +747,7 @@ static void interactive(const Options *o, const Model *m, RunState *s, const Tok
         double prefill_s = now_seconds() - t0;
         for (int i = 0; i < ids.n; i++) tok_ids_push(&seen, ids.ids[i]);
         TextStream out = {.tok = tok, .to = stdout};
-        GenStats g = generate(m, s, smp, &stop, &out, o->n_new >= 0 ? (int)o->n_new : DEFAULT_NEW, &seen);
+        GenStats g = generate(m, s, smp, &stop, &out, n_new, &seen);
         printf("\n");
         fflush(stdout);
         closed = g.stopped;

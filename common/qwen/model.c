@@ -115,6 +115,29 @@ void run_reset(RunState *s, const Model *m) {
     s->pos = 0;
 }
 
+uint64_t run_bytes(const Model *m, int chunk, int64_t n) {
+    const Config *c = &m->ck.config;
+    uint64_t bytes =
+        size_mul(3 * sizeof(float), size_mul((uint64_t)chunk, (uint64_t)c->hidden_size)); /* x, normed, out */
+    bytes = size_add(bytes, size_mul(sizeof(float), (uint64_t)c->vocab_size));            /* logits */
+    bytes = size_add(bytes, mlp_acts_bytes(&m->layers[0].mlp.d, chunk));
+    bytes = size_add(bytes, rope_table_bytes(c->rotary_dim, n));
+    bool attn = false, dn = false;
+    for (int i = 0; i < c->num_hidden_layers; i++) {
+        const Layer *l = &m->layers[i];
+        if (l->type == LAYER_FULL_ATTENTION) {
+            bytes = size_add(bytes, kv_cache_bytes(&l->self_attn.d, n));
+            if (!attn) bytes = size_add(bytes, attn_acts_bytes(&l->self_attn.d, chunk));
+            attn = true;
+        } else {
+            bytes = size_add(bytes, dn_state_bytes(&l->linear_attn.d));
+            if (!dn) bytes = size_add(bytes, dn_acts_bytes(&l->linear_attn.d, chunk));
+            dn = true;
+        }
+    }
+    return bytes;
+}
+
 int64_t run_state_bytes(const RunState *s, const Model *m) {
     int64_t n = 0;
     for (int i = 0; i < s->n_layers; i++) {

@@ -116,6 +116,11 @@ void run_free(RunState *s);
 /* A new text: empty caches and tables, position 0 (the memory is kept). */
 void run_reset(RunState *s, const Model *m);
 
+/* What a run state with passes of chunk tokens takes once it has read n tokens:
+ * the buffers, every layer's state, the RoPE table and the logits (for estimating a
+ * request before allocating it). */
+uint64_t run_bytes(const Model *m, int chunk, int64_t n);
+
 /* Bytes of the state the text has built so far: the KV caches' rows in use and the
  * DeltaNet layers' fixed tables and conv history. */
 int64_t run_state_bytes(const RunState *s, const Model *m);
