@@ -393,8 +393,9 @@ int main(int argc, char **argv) {
            "(file %.2f GB)\n",
            c->num_hidden_layers, cfg_count_layers(c, LAYER_LINEAR_ATTENTION),
            cfg_count_layers(c, LAYER_FULL_ATTENTION), weight_bytes / 1e9, file_bytes / 1e9);
-    printf("  C: %d threads, linear kernels: %s, passes of %d tokens\n", omp_get_max_threads(),
-           linear_kernel_name(), CHUNK);
+    const char *wait = getenv("OMP_WAIT_POLICY");
+    printf("  C: %d threads%s%s%s, linear kernels: %s, passes of %d tokens\n", omp_get_max_threads(),
+           wait ? " (OMP_WAIT_POLICY=" : "", wait ? wait : "", wait ? ")" : "", linear_kernel_name(), CHUNK);
 
     printf("\nthe machine (best of %d tries, median of the %d times it was measured during the run)\n",
            YARD_TRIES, yard.k);
