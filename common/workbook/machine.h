@@ -7,8 +7,10 @@
  *
  *   read bandwidth   how many bytes a second the cores can read from memory: one
  *                    pass summing a large array on all threads, as the STREAM
- *                    benchmark does; the best of a few passes. A forward pass over
- *                    one token reads every weight once, so this bounds decoding.
+ *                    benchmark does (each thread reading its share as a few streams
+ *                    at once, which is what draws the most from memory); the best of
+ *                    a few passes. A forward pass over one token reads every weight
+ *                    once, so this bounds decoding.
  *   FMA peak         how many float32 multiply-adds a second the cores can do at
  *                    best: independent chains of 16-wide fused multiply-adds on all
  *                    threads (enough of them to hide each one's latency), nothing
@@ -28,7 +30,7 @@
 
 /* Seconds of one pass that reads the n regions (region i: bytes[i] bytes at
  * data[i], 2-byte aligned), summing them as 16-bit numbers on all threads, each
- * thread its share of every region. The regions may be a pool allocated for the
+ * thread its share of every region, as 4 streams. The regions may be a pool allocated for the
  * purpose or the very memory a benchmark reads (a model's mapped weights). */
 double machine_read_seconds(const void *const *data, const size_t *bytes, int n);
 
