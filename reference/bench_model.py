@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """The whole Qwen3.5 text model in PyTorch, timed: the side the C benchmark compares with.
 
-A plain float32 PyTorch implementation of the 24-layer model, written from the math
-in spec/qwen35.md §3 the way the book's code computes it: the weights read from the
-same safetensors files the C code maps and widened to float32 once (as the book's
-loader does; BF16 in the file, A_log and the gated-norm weight F32), F.linear for
+A plain float32 PyTorch implementation of the 24-layer model, written from the
+model's math (not from the C code) the way the book's code computes it: the
+weights read from the same safetensors files the C code maps and widened to
+float32 once (as the book's loader does; BF16 in the file, A_log and the
+gated-norm weight F32), F.linear for
 every projection, the embedding matrix as the tied output head. One function reads
 T more tokens after what a state has seen, so the same code does both jobs:
   prefill   the whole prompt at once (every projection one matrix product over the
@@ -30,7 +31,7 @@ both ran the same model. A prefill is repeated while it fits in --budget seconds
 of which there are --decode, or fewer (at least 4) when they overrun --budget.
 
 The token ids are the Qwen3 tokenizer's for the book's sentence 今天天气不错，我们去公园
-(spec/tokenizer.md) followed by 。 (1773), over and over, cut to the length wanted; a
+followed by 。 (1773), over and over, cut to the length wanted; a
 decode reads on in the same stream. The time depends on the count, not on the ids.
 Debian's python3-torch does its matrix products in the system's libblas.so.3 (the
 reference BLAS unless an optimized one is installed); bench_model.c also runs this
@@ -97,7 +98,7 @@ def read_checkpoint(folder):
         mm.close()
     return cfg, w
 
-# ---------------------------------------------------------------- the math (spec §3)
+# ---------------------------------------------------------------- the math
 
 
 def rms_norm(x, w, eps):

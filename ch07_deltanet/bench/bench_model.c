@@ -36,7 +36,7 @@
  *                 they computed the same model.
  *
  * The token ids are the Qwen3 tokenizer's for the book's sentence 今天天气不错，我们去公园
- * (spec/tokenizer.md) followed by 。, over and over, cut to the length wanted; the
+ * followed by 。, over and over, cut to the length wanted; the
  * decoded tokens read on in the same stream (not sampled: the time does not depend
  * on the ids, and both sides then read the same tokens). MB and GB are 10^6 and 10^9
  * bytes.
@@ -64,7 +64,7 @@ static const int PROMPTS[] = {139, 512, 2048}; /* prompt lengths; decoding follo
 #define N_PROMPTS  ((int)ARRAY_LEN(PROMPTS))
 #define MAX_TOKENS (2048 + DECODE_TOKENS)
 
-/* The Qwen3 tokenizer's ids for the book's sentence, and its id for 。 (spec/tokenizer.md). */
+/* The Qwen3 tokenizer's ids for the book's sentence, and its id for 。. */
 static const int SENTENCE[7] = {100644, 104307, 100832, 3837, 97639, 85336, 102077};
 static const int FULL_STOP = 1773;
 
