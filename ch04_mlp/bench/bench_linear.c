@@ -13,8 +13,9 @@
  *
  * The weights are random BF16 numbers made here; speed does not depend on their values.
  * Every figure is a median over rounds; each round times every shape once, together
- * with the two yardsticks (read bandwidth, and the multiply-add peak: independent
- * fused multiply-adds on all threads; best of 3 tries per round, as STREAM does), so
+ * with the two yardsticks (workbook/machine.h: read bandwidth, and the multiply-add
+ * peak: independent fused multiply-adds on all threads; best of 3 tries per round, as
+ * STREAM does), so
  * that a burst of load from elsewhere on a shared machine spoils one round of
  * everything instead of everything about one shape.
  * The plain-C kernels and the reference loop are timed too, to show what each step buys.
@@ -29,11 +30,8 @@
 
 #include "qwen/linear.h"
 #include "qwen/tensor.h"
+#include "workbook/machine.h"
 #include "workbook/util.h"
-
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
 
 typedef struct {
     const char *name;
@@ -73,58 +71,7 @@ static float uniform(float a) {
     return a * (float)((double)((rng * 0x2545F4914F6CDD1Dull) >> 40) / (double)(1 << 23) - 1.0);
 }
 
-/* The STREAM-like yardstick: one pass summing a large array on all threads, here the
- * very pool of weights the kernels read (the same memory, so the same conditions).
- * Returns seconds; 256 MB is far beyond the caches. */
-static uint32_t stream_sink;
-static double stream_pass(const uint16_t *a, int64_t n) {
-    double t0 = now_seconds();
-    uint32_t s = 0; /* wraps around; only the reading counts */
-#pragma omp parallel for simd reduction(+ : s) schedule(static)
-    for (int64_t i = 0; i < n; i++) s += a[i];
-    double t = now_seconds() - t0;
-    stream_sink += s;
-    return t;
-}
-
 typedef void BatchFn(const Tensor *w, const float *x, int64_t T, float *y);
-
-/* The other yardstick: how many float32 multiply-adds the cores can do at best. Each
- * thread runs 12 independent chains of 16-wide fused multiply-adds (enough to cover
- * their latency); returns GFLOP/s, or 0 where the compiler targets no AVX-512. */
-static float peak_sink;
-static double fma_peak(void) {
-#if defined(__AVX512F__)
-    const int64_t iters = 1000000; /* × 12 chains × 32 flops × threads: a few ms */
-    double t0 = now_seconds();
-    float total = 0;
-#pragma omp parallel reduction(+ : total)
-    {
-        /* different starting values, or the compiler would see 12 copies of one chain */
-        __m512 a0 = _mm512_set1_ps(0), a1 = _mm512_set1_ps(1), a2 = _mm512_set1_ps(2), a3 = _mm512_set1_ps(3),
-               a4 = _mm512_set1_ps(4), a5 = _mm512_set1_ps(5), a6 = _mm512_set1_ps(6), a7 = _mm512_set1_ps(7),
-               a8 = _mm512_set1_ps(8), a9 = _mm512_set1_ps(9), a10 = _mm512_set1_ps(10),
-               a11 = _mm512_set1_ps(11);
-        const __m512 m = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.001f);
-        for (int64_t i = 0; i < iters; i++) {
-            a0 = _mm512_fmadd_ps(a0, m, b), a1 = _mm512_fmadd_ps(a1, m, b), a2 = _mm512_fmadd_ps(a2, m, b);
-            a3 = _mm512_fmadd_ps(a3, m, b), a4 = _mm512_fmadd_ps(a4, m, b), a5 = _mm512_fmadd_ps(a5, m, b);
-            a6 = _mm512_fmadd_ps(a6, m, b), a7 = _mm512_fmadd_ps(a7, m, b), a8 = _mm512_fmadd_ps(a8, m, b);
-            a9 = _mm512_fmadd_ps(a9, m, b), a10 = _mm512_fmadd_ps(a10, m, b),
-            a11 = _mm512_fmadd_ps(a11, m, b);
-        }
-        __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-                                 _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
-        s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
-        total += _mm512_reduce_add_ps(s);
-    }
-    double t = now_seconds() - t0;
-    peak_sink += total;
-    return (double)iters * 12 * 32 * omp_get_max_threads() / t / 1e9;
-#else
-    return 0;
-#endif
-}
 
 /* The weights: one 256 MB pool of random BF16 numbers. A matrix of shape s is any
  * window of out·in numbers in it; a call "from memory" takes the next window each
@@ -204,6 +151,10 @@ int main(int argc, char **argv) {
     uint16_t *pool_data = xaligned_alloc(POOL_BYTES);
     for (int64_t i = 0; i < pool_n; i++) pool_data[i] = f32_to_bf16(uniform(0.05f));
     Pool pool = {pool_data, pool_n, 0};
+    /* the read bandwidth is measured on the very pool of weights the kernels read (the
+     * same memory, so the same conditions) */
+    const void *pool_region = pool_data;
+    size_t pool_bytes = POOL_BYTES;
 
     /* seconds[kernel][regime][shape][round], kernel 0 = fast, 1 = portable */
     double *seconds = xmalloc((size_t)(2 * N_REGIMES * N_SHAPES * rounds) * sizeof *seconds);
@@ -211,12 +162,8 @@ int main(int argc, char **argv) {
     double *bw = xmalloc((size_t)rounds * sizeof *bw), *peak = xmalloc((size_t)rounds * sizeof *peak);
     for (int r = 0; r < rounds; r++) {
         /* The yardsticks are what the machine can do: the best of 3 tries in this round. */
-        bw[r] = peak[r] = 0;
-        for (int i = 0; i < 3; i++) {
-            double b = (double)POOL_BYTES / stream_pass(pool_data, pool_n) / 1e9, f = fma_peak();
-            if (b > bw[r]) bw[r] = b;
-            if (f > peak[r]) peak[r] = f;
-        }
+        bw[r] = machine_read_bandwidth(&pool_region, &pool_bytes, 1, 3);
+        peak[r] = machine_fma_peak(3);
         for (int g = 0; g < N_REGIMES; g++)
             for (int s = 0; s < N_SHAPES; s++)
                 for (int k = 0; k < 2; k++) SECONDS(k, g, s)
@@ -240,10 +187,7 @@ int main(int argc, char **argv) {
 
     printf("memory read bandwidth (STREAM-like sum over the %zu MB of weights): %.1f GB/s\n",
            POOL_BYTES >> 20, bw_med);
-    if (peak_med > 0)
-        printf("float32 multiply-add peak (AVX-512 FMA loop): %.1f GFLOP/s\n", peak_med);
-    else
-        printf("float32 multiply-add peak: not measured (no AVX-512 target)\n");
+    printf("float32 multiply-add peak (%s): %.1f GFLOP/s\n", machine_fma_kind(), peak_med);
 
     for (int g = 0; g < N_REGIMES; g++) {
         int64_t T = regimes[g].T;

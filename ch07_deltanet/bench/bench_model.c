@@ -1,0 +1,519 @@
+/* bench_model — the whole model's speed, set against what the machine can do and
+ * against PyTorch, in one run on the full synthetic checkpoint (the real 0.8B shapes).
+ *
+ *   make synthetic            (once: models/Qwen3.5-0.8B-synthetic, 1.5 GB)
+ *   make bench                (or: build/ch07_deltanet/bench/bench_model [--model DIR] [--no-torch])
+ *
+ * What it measures, in this order (bench/README.md says how to read each figure):
+ *   the machine   read bandwidth and float32 FMA peak (workbook/machine.h), the best
+ *                 of 3 tries, measured again before every timed block and reported
+ *                 as the median, so a burst of load from elsewhere moves both the
+ *                 figures and their yardsticks. The bandwidth is measured on the
+ *                 model's own mapped weights: the very memory decoding reads, and no
+ *                 extra array to swell the resident memory measured below.
+ *   prefill       a prompt of 139, 512 and 2048 tokens read in one model_forward call
+ *                 from an empty state, logits for its last token only (no trace), in
+ *                 passes of CHUNK tokens as the chapter's demo reads them; the median
+ *                 of up to 5 runs (fewer when they take long). Its share of the FMA
+ *                 peak counts the model's multiply-adds from the shapes (prefill_macs).
+ *   decode        64 tokens read one at a time after the 139-token prompt, and after
+ *                 the 2048-token one; the median token time. Its share of the
+ *                 bandwidth bound: a token must read every weight once (the tied
+ *                 embedding, as the output head, included) and the state the text
+ *                 has built (the attention layers' K and V rows, the DeltaNet layers'
+ *                 tables and conv history), so it can take no less than those bytes
+ *                 ÷ the read bandwidth.
+ *   memory        peak resident memory of the process (getrusage) against the weight
+ *                 file + 5% + the largest state of the run.
+ *   PyTorch       reference/bench_model.py, the whole model in plain float32 PyTorch
+ *                 on the same safetensors files and the same ids, started from here in
+ *                 up to three set-ups as bench_deltanet.c does (as installed; with
+ *                 OpenBLAS; with OpenBLAS and OMP_WAIT_POLICY=PASSIVE). PyTorch is
+ *                 much slower, so to keep the run within minutes it reads only the
+ *                 139-token prompt and decodes up to TORCH_DECODE tokens after it.
+ *                 The speed-ups are against its fastest set-up, and the logits of
+ *                 both sides are compared (Σ|logits| and the argmax) to show that
+ *                 they computed the same model.
+ *
+ * The token ids are the Qwen3 tokenizer's for the book's sentence 今天天气不错，我们去公园
+ * followed by 。, over and over, cut to the length wanted; the
+ * decoded tokens read on in the same stream (not sampled: the time does not depend
+ * on the ids, and both sides then read the same tokens). MB and GB are 10^6 and 10^9
+ * bytes.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "qwen/linear.h"
+#include "qwen/model.h"
+#include "workbook/machine.h"
+#include "workbook/util.h"
+
+#define CHUNK          256 /* tokens per pass through the layers: the demo's (ch07_model.c) */
+#define DECODE_TOKENS  64  /* tokens decoded after a prompt */
+#define TORCH_DECODE   16  /* ... by PyTorch (at most; it may stop earlier when slow) */
+#define PREFILL_RUNS   5   /* at most, per prompt length */
+#define PREFILL_BUDGET 20  /* seconds: no further run of a length once this much is spent */
+#define YARD_TRIES     3   /* tries behind each measurement of the machine's limits */
+
+static const int PROMPTS[] = {139, 512, 2048}; /* prompt lengths; decoding follows the first and the last */
+#define N_PROMPTS  ((int)ARRAY_LEN(PROMPTS))
+#define MAX_TOKENS (2048 + DECODE_TOKENS)
+
+/* The Qwen3 tokenizer's ids for the book's sentence, and its id for 。. */
+static const int SENTENCE[7] = {100644, 104307, 100832, 3837, 97639, 85336, 102077};
+static const int FULL_STOP = 1773;
+
+/* The first n ids of the endless text: the sentence, 。, the sentence, 。, ... */
+static void make_ids(int *ids, int n) {
+    int unit = (int)ARRAY_LEN(SENTENCE) + 1;
+    for (int i = 0; i < n; i++) ids[i] = i % unit < unit - 1 ? SENTENCE[i % unit] : FULL_STOP;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n) {
+    double *s = xmalloc((size_t)n * sizeof *s);
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    free(s);
+    return m;
+}
+
+/* ---- the machine's limits, measured again before every timed block ------------------ */
+
+typedef struct {
+    const void **data; /* every text tensor of the model: the regions a decoding token reads */
+    size_t *bytes;
+    int n;
+    double bw[16], peak[16]; /* GB/s and GFLOP/s, one per measurement */
+    int k;
+} Yardsticks;
+
+static void measure_machine(Yardsticks *y) {
+    if (y->k == (int)ARRAY_LEN(y->bw)) return;
+    y->bw[y->k] = machine_read_bandwidth(y->data, y->bytes, y->n, YARD_TRIES);
+    y->peak[y->k] = machine_fma_peak(YARD_TRIES);
+    y->k++;
+}
+
+/* ---- what a prompt costs ------------------------------------------------------------- */
+
+/* Multiply-adds of reading a T-token prompt from an empty state, logits for its last
+ * token only, counted from the shapes:
+ *
+ *     MAC(T) = T · Σ_layers Σ_projections out·in      every projection weight, once per token
+ *            + vocab · hidden                         the output head, for the last token only
+ *            + Σ_attention layers Hq · d · T(T + 1)  q·k and p·v: the token at position t
+ *                                                     reads t + 1 positions, d multiply-adds
+ *                                                     each for its score and for its share
+ *                                                     of the mix, in each of Hq query heads
+ *
+ * The projections are q/k/v/o_proj in attention, in_proj_qkv/z/a/b and out_proj in
+ * the Gated DeltaNet, gate/up/down_proj in the MLP. Left out, as small next to
+ * these: the delta rule (3·dk·dv per value head and token: look-up, write, read;
+ * ≈ 3% of the projections for 0.8B), the short convolution, the norms, the gates.
+ * The share of the FMA peak is therefore a slight underestimate. */
+static double prefill_macs(const Model *m, int64_t T) {
+    const Config *c = &m->ck.config;
+    double per_token = 0, attn = 0;
+    for (int i = 0; i < c->num_hidden_layers; i++) {
+        const Layer *l = &m->layers[i];
+        const MlpWeights *mw = &l->mlp.w;
+        per_token += (double)(mw->gate_proj->numel + mw->up_proj->numel + mw->down_proj->numel);
+        if (l->type == LAYER_FULL_ATTENTION) {
+            const AttentionWeights *w = &l->self_attn.w;
+            per_token += (double)(w->q_proj->numel + w->k_proj->numel + w->v_proj->numel + w->o_proj->numel);
+            attn += (double)l->self_attn.d.n_heads * l->self_attn.d.head_dim * (double)T * (double)(T + 1);
+        } else {
+            const DeltaNetWeights *w = &l->linear_attn.w;
+            per_token += (double)(w->in_proj_qkv->numel + w->in_proj_z->numel + w->in_proj_a->numel +
+                                  w->in_proj_b->numel + w->out_proj->numel);
+        }
+    }
+    return (double)T * per_token + (double)m->lm_head->numel + attn;
+}
+
+/* ---- timing the C model ---------------------------------------------------------------- */
+
+typedef struct {
+    double sum_abs; /* Σ|logits| */
+    int argmax;
+} Check;
+
+static Check check_of(const float *logits, int V) {
+    Check k = {0, 0};
+    for (int i = 0; i < V; i++) {
+        k.sum_abs += fabs(logits[i]);
+        if (logits[i] > logits[k.argmax]) k.argmax = i;
+    }
+    return k;
+}
+
+typedef struct {
+    int T;
+    int runs;
+    double seconds; /* median */
+    double macs;
+    Check check; /* the logits after the prompt */
+} Prefill;
+
+typedef struct {
+    int after;                  /* prompt tokens before the first decoded one */
+    double ms;                  /* median token time */
+    double mean_ms;             /* the 64 tokens' total / 64 */
+    double bytes;               /* read per token: weights + the state at the middle token */
+    Check check[DECODE_TOKENS]; /* the logits after decoded token k + 1 */
+} Decode;
+
+static void forward(const Model *m, RunState *s, const int *ids, int T) {
+    Error err;
+    if (!model_forward(m, s, ids, T, NULL, &err)) die("%s", err.msg);
+}
+
+/* Prompts of p->T tokens from an empty state, up to PREFILL_RUNS times; s is left
+ * holding the last one's state. */
+static void time_prefill(const Model *m, RunState *s, const int *ids, Prefill *p) {
+    double t[PREFILL_RUNS], spent = 0;
+    int n = 0;
+    while (n < PREFILL_RUNS && (n == 0 || spent + t[n - 1] < PREFILL_BUDGET)) {
+        run_reset(s, m);
+        double t0 = now_seconds();
+        forward(m, s, ids, p->T);
+        t[n] = now_seconds() - t0;
+        spent += t[n++];
+    }
+    p->runs = n;
+    p->seconds = median(t, n);
+    p->macs = prefill_macs(m, p->T);
+    p->check = check_of(s->logits, m->ck.config.vocab_size);
+}
+
+/* DECODE_TOKENS tokens one at a time after the s->pos already read (ids[s->pos] on). */
+static void time_decode(const Model *m, RunState *s, const int *ids, Decode *d) {
+    double t[DECODE_TOKENS], total = 0;
+    d->after = (int)s->pos;
+    for (int k = 0; k < DECODE_TOKENS; k++) {
+        if (k == DECODE_TOKENS / 2) d->bytes = (double)(model_weight_bytes(m) + run_state_bytes(s, m));
+        double t0 = now_seconds();
+        forward(m, s, &ids[s->pos], 1);
+        t[k] = now_seconds() - t0;
+        total += t[k];
+        d->check[k] = check_of(s->logits, m->ck.config.vocab_size);
+    }
+    d->ms = median(t, DECODE_TOKENS) * 1e3;
+    d->mean_ms = total / DECODE_TOKENS * 1e3;
+}
+
+/* ---- PyTorch ------------------------------------------------------------------------- */
+
+typedef struct {
+    bool ran;
+    char blas[512];
+    double load_s;
+    double prefill_ms; /* median, the 139-token prompt */
+    int prefill_runs;
+    Check prefill_check;
+    int decoded;        /* tokens decoded after it (0: none reported) */
+    double decode_ms;   /* median token time */
+    Check decode_check; /* after the last of them */
+    double peak_mb;
+} Torch;
+
+/* Runs reference/bench_model.py with the environment settings env ("" for none). */
+static Torch run_torch(const char *model, const char *env, int T) {
+    Torch r = {0};
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "%s /usr/bin/python3 %s/reference/bench_model.py --model '%s' --counts %d --decode %d", env,
+             REPO_ROOT, model, T, TORCH_DECODE);
+    fprintf(stderr, "PyTorch: %s\n", cmd);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        fprintf(stderr, "could not start PyTorch: %s\n", cmd);
+        return r;
+    }
+    char line[2048];
+    while (fgets(line, sizeof line, p)) {
+        int t, runs, after, tokens, argmax;
+        long long bytes;
+        double med, mn, sum;
+        long kb;
+        if (sscanf(line, "torch prefill T=%d median_ms=%lf min_ms=%lf reps=%d sum_abs=%lf argmax=%d", &t,
+                   &med, &mn, &runs, &sum, &argmax) == 6 &&
+            t == T) {
+            r.prefill_ms = med, r.prefill_runs = runs, r.prefill_check = (Check){sum, argmax};
+            r.ran = true;
+        } else if (sscanf(line,
+                          "torch decode after=%d tokens=%d median_ms=%lf min_ms=%lf sum_abs=%lf argmax=%d",
+                          &after, &tokens, &med, &mn, &sum, &argmax) == 6 &&
+                   after == T) {
+            r.decoded = tokens, r.decode_ms = med, r.decode_check = (Check){sum, argmax};
+        } else if (sscanf(line, "torch load seconds=%lf float32_bytes=%lld", &r.load_s, &bytes) == 2) {
+            continue;
+        } else if (sscanf(line, "torch peak_rss_kb=%ld", &kb) == 1) {
+            r.peak_mb = (double)kb * 1024 / 1e6;
+        } else if (strncmp(line, "torch version=", 14) == 0) {
+            const char *b = strstr(line, "blas=");
+            snprintf(r.blas, sizeof r.blas, "%s", b ? b + 5 : "?");
+            r.blas[strcspn(r.blas, "\n")] = 0;
+        } else {
+            fputs(line, stderr);
+        }
+    }
+    int rc = pclose(p);
+    if (rc != 0) {
+        fprintf(stderr, "PyTorch benchmark exited with status %d (is python3-torch installed?)\n", rc);
+        r.ran = false;
+    }
+    return r;
+}
+
+/* ---- the report ---------------------------------------------------------------------- */
+
+static double rel_diff(double a, double b) { return fabs(a - b) / fabs(b); }
+
+int main(int argc, char **argv) {
+    set_program_name(argv[0]);
+    const char *model = REPO_ROOT "/models/Qwen3.5-0.8B-synthetic";
+    const char *openblas = "/usr/lib/x86_64-linux-gnu/openblas-pthread";
+    bool torch = true, quick = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--model") == 0 && i + 1 < argc)
+            model = argv[++i];
+        else if (strcmp(argv[i], "--openblas") == 0 && i + 1 < argc)
+            openblas = argv[++i];
+        else if (strcmp(argv[i], "--no-torch") == 0)
+            torch = false;
+        else if (strcmp(argv[i], "--quick") == 0)
+            quick = true;
+        else if (strcmp(argv[i], "--help") == 0) {
+            printf("usage: %s [--model DIR] [--quick] [--no-torch] [--openblas DIR]\n"
+                   "Times the whole model: prefill of 139, 512 and 2048 tokens, decoding after 139 and\n"
+                   "2048, against the machine's read bandwidth and FMA peak, and PyTorch on the same\n"
+                   "weights and ids. DIR defaults to models/Qwen3.5-0.8B-synthetic (make synthetic).\n"
+                   "  --quick         the 139-token prompt only (its prefill, and decoding after it)\n"
+                   "  --no-torch      the C side only\n"
+                   "  --openblas DIR  the folder holding OpenBLAS's libblas.so.3, for PyTorch's faster\n"
+                   "                  set-ups (default: Debian's, %s)\n",
+                   program_name(), openblas);
+            return 0;
+        } else
+            die("unknown option '%s' (see --help)", argv[i]);
+    }
+    if (!is_dir(model)) {
+        printf("SKIP: no checkpoint at %s (`make synthetic` writes it once, 1.5 GB)\n", model);
+        return 0;
+    }
+    Model m;
+    Error err;
+    if (!model_open(&m, model, &err)) die("%s", err.msg);
+    const Config *c = &m.ck.config;
+    int ids[MAX_TOKENS];
+    make_ids(ids, MAX_TOKENS);
+    for (int i = 0; i < MAX_TOKENS; i++)
+        if (ids[i] >= c->vocab_size)
+            die("%s: token id %d beyond the vocabulary (%d)", model, ids[i], c->vocab_size);
+    if (c->max_position_embeddings > 0 && c->max_position_embeddings < MAX_TOKENS)
+        die("%s: the config allows %d positions, the benchmark needs %d", model, c->max_position_embeddings,
+            MAX_TOKENS);
+
+    /* The weights in from the disk first: a cold checkpoint's first touch is the disk's
+     * speed, not the model's. */
+    fprintf(stderr, "reading the weights in ...\n");
+    model_touch(&m, NULL, NULL);
+    double file_bytes = 0;
+    for (int i = 0; i < m.ck.n_shards; i++) file_bytes += (double)m.ck.shards[i].size;
+    double weight_bytes = (double)model_weight_bytes(&m);
+
+    Yardsticks yard = {.n = m.ck.n_refs};
+    yard.data = xmalloc((size_t)yard.n * sizeof *yard.data);
+    yard.bytes = xmalloc((size_t)yard.n * sizeof *yard.bytes);
+    for (int i = 0; i < yard.n; i++) {
+        yard.data[i] = m.ck.refs[i]->data;
+        yard.bytes[i] = (size_t)(m.ck.refs[i]->numel * dtype_size(m.ck.refs[i]->dtype));
+    }
+
+    RunState s;
+    run_init(&s, &m, CHUNK);
+    /* one untimed prompt: first-call costs (thread start-up, the caches' first growth) */
+    forward(&m, &s, ids, PROMPTS[0]);
+
+    int n_prompts = quick ? 1 : N_PROMPTS, n_dec = n_prompts > 1 ? 2 : 1;
+    Prefill pre[N_PROMPTS];
+    Decode dec[2];
+    double state_max = 0;
+    for (int i = 0; i < n_prompts; i++) {
+        fprintf(stderr, "prefill of %d tokens ...\n", PROMPTS[i]);
+        measure_machine(&yard);
+        pre[i] = (Prefill){.T = PROMPTS[i]};
+        time_prefill(&m, &s, ids, &pre[i]);
+        if (i == 0 || i == n_prompts - 1) { /* decoding after the shortest and the longest prompt */
+            fprintf(stderr, "decoding %d tokens after %d ...\n", DECODE_TOKENS, PROMPTS[i]);
+            measure_machine(&yard);
+            Decode *d = &dec[i == 0 ? 0 : 1];
+            time_decode(&m, &s, ids, d);
+        }
+        double st = (double)run_state_bytes(&s, &m);
+        if (st > state_max) state_max = st;
+    }
+    measure_machine(&yard);
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    double peak_rss = (double)u.ru_maxrss * 1024; /* KiB on Linux */
+    double bw = median(yard.bw, yard.k), peak = median(yard.peak, yard.k);
+
+    /* PyTorch as installed, with OpenBLAS, and with OpenBLAS and sleeping OpenMP threads. */
+    const char *setup_name[3] = {"as installed", "OpenBLAS", "OpenBLAS, OMP_WAIT_POLICY=PASSIVE"};
+    Torch tr[3] = {{0}};
+    char probe[1024], env_blas[1100], env_passive[1200];
+    snprintf(probe, sizeof probe, "%s/libblas.so.3", openblas);
+    snprintf(env_blas, sizeof env_blas, "LD_LIBRARY_PATH='%s'", openblas);
+    snprintf(env_passive, sizeof env_passive, "LD_LIBRARY_PATH='%s' OMP_WAIT_POLICY=PASSIVE", openblas);
+    bool have_openblas = is_file(probe);
+    if (torch) {
+        tr[0] = run_torch(model, "", PROMPTS[0]);
+        if (have_openblas) {
+            tr[1] = run_torch(model, env_blas, PROMPTS[0]);
+            tr[2] = run_torch(model, env_passive, PROMPTS[0]);
+        }
+    }
+
+    /* ---- the report ---- */
+    printf("the whole model on %s\n", model);
+    printf("  %d layers (%d Gated DeltaNet, %d full attention), %.2f GB of weights read as they are stored "
+           "(file %.2f GB)\n",
+           c->num_hidden_layers, cfg_count_layers(c, LAYER_LINEAR_ATTENTION),
+           cfg_count_layers(c, LAYER_FULL_ATTENTION), weight_bytes / 1e9, file_bytes / 1e9);
+    const char *wait = getenv("OMP_WAIT_POLICY");
+    printf("  C: %d threads%s%s%s, linear kernels: %s, passes of %d tokens\n", omp_get_max_threads(),
+           wait ? " (OMP_WAIT_POLICY=" : "", wait ? wait : "", wait ? ")" : "", linear_kernel_name(), CHUNK);
+
+    printf("\nthe machine (best of %d tries, median of the %d times it was measured during the run)\n",
+           YARD_TRIES, yard.k);
+    printf("  read bandwidth  %7.1f GB/s      STREAM-like sum over the model's own %.2f GB of weights\n", bw,
+           weight_bytes / 1e9);
+    printf("  FMA peak        %7.1f GFLOP/s   float32, %s\n", peak, machine_fma_kind());
+
+    printf("\nprefill: the prompt in one call from an empty state, logits for its last token only (median "
+           "of the runs)\n");
+    printf("  %6s  %9s  %8s  %8s  %9s  %9s  %5s\n", "tokens", "seconds", "tok/s", "GMAC", "GFLOP/s",
+           "of peak", "runs");
+    for (int i = 0; i < n_prompts; i++) {
+        const Prefill *p = &pre[i];
+        double gflops = 2 * p->macs / p->seconds / 1e9;
+        printf("  %6d  %9.3f  %8.1f  %8.1f  %9.1f  %8.0f%%  %5d\n", p->T, p->seconds, p->T / p->seconds,
+               p->macs / 1e9, gflops, 100 * gflops / peak, p->runs);
+    }
+    printf("  (GMAC: the model's multiply-adds for the prompt, from the shapes; GFLOP/s counts 2 per "
+           "multiply-add)\n");
+    printf("  logits after the %d-token prompt: sum of |x| %.9e, argmax %d\n", pre[0].T, pre[0].check.sum_abs,
+           pre[0].check.argmax);
+
+    printf("\ndecode: %d tokens read one at a time after the prompt (median token time; mean in brackets)\n",
+           DECODE_TOKENS);
+    printf("  %6s  %16s  %15s  %13s  %11s  %8s\n", "after", "ms per token", "tok/s", "MB per token",
+           "bound tok/s", "of bound");
+    for (int i = 0; i < n_dec; i++) {
+        const Decode *d = &dec[i];
+        double bound = bw * 1e9 / d->bytes;
+        char ms[40], rate[40];
+        snprintf(ms, sizeof ms, "%.1f (%.1f)", d->ms, d->mean_ms);
+        snprintf(rate, sizeof rate, "%.2f (%.2f)", 1e3 / d->ms, 1e3 / d->mean_ms);
+        printf("  %6d  %16s  %15s  %13.1f  %11.2f  %7.0f%%\n", d->after, ms, rate, d->bytes / 1e6, bound,
+               100 * (1e3 / d->ms) / bound);
+    }
+    printf("  (MB per token: every weight once, the output head included, plus the K/V rows and DeltaNet "
+           "tables\n   the text has built, at the middle token; bound = read bandwidth / MB per token)\n");
+    printf("  logits after %d tokens decoded after the %d-token prompt: sum of |x| %.9e, argmax %d\n",
+           TORCH_DECODE, dec[0].after, dec[0].check[TORCH_DECODE - 1].sum_abs,
+           dec[0].check[TORCH_DECODE - 1].argmax);
+
+    double bound_mem = file_bytes * 1.05 + state_max;
+    printf("\nmemory: peak resident %.0f MB; bound: weight file %.0f MB + 5%% + state %.1f MB = %.0f MB "
+           "(%.0f%% of it)\n",
+           peak_rss / 1e6, file_bytes / 1e6, state_max / 1e6, bound_mem / 1e6, 100 * peak_rss / bound_mem);
+
+    int best = -1; /* the fastest PyTorch set-up, by prefill; its decode too */
+    int best_dec = -1;
+    if (torch) {
+        printf("\nPyTorch (reference/bench_model.py: float32, the same weights and ids; the %d-token prompt, "
+               "then up to %d tokens decoded)\n",
+               PROMPTS[0], TORCH_DECODE);
+        printf("  %-36s  %7s  %13s  %12s  %8s\n", "set-up", "load s", "prefill tok/s", "decode tok/s",
+               "peak MB");
+        for (int k = 0; k < 3; k++) {
+            if (k > 0 && !have_openblas) {
+                printf("  %-36s  skipped: no %s (apt-get install libopenblas0-pthread)\n", setup_name[k],
+                       probe);
+                continue;
+            }
+            const Torch *t = &tr[k];
+            if (!t->ran) {
+                printf("  %-36s  did not run\n", setup_name[k]);
+                continue;
+            }
+            char dec_s[40] = "-";
+            if (t->decoded > 0) snprintf(dec_s, sizeof dec_s, "%.2f", 1e3 / t->decode_ms);
+            printf("  %-36s  %7.1f  %13.2f  %12s  %8.0f\n", setup_name[k], t->load_s,
+                   PROMPTS[0] * 1e3 / t->prefill_ms, dec_s, t->peak_mb);
+            printf("    BLAS: %s\n", t->blas);
+            if (best < 0 || t->prefill_ms < tr[best].prefill_ms) best = k;
+            if (t->decoded > 0 && (best_dec < 0 || t->decode_ms < tr[best_dec].decode_ms)) best_dec = k;
+        }
+        for (int k = 0; k < 3; k++) { /* both sides computed the same model */
+            const Torch *t = &tr[k];
+            if (!t->ran) continue;
+            printf(
+                "  same model (%s): after the prompt, Σ|logits| differs by %.1e (relative), argmax %d vs %d",
+                setup_name[k], rel_diff(pre[0].check.sum_abs, t->prefill_check.sum_abs), pre[0].check.argmax,
+                t->prefill_check.argmax);
+            if (t->decoded > 0 && t->decoded <= DECODE_TOKENS) {
+                const Check *cc = &dec[0].check[t->decoded - 1];
+                printf("; after %d decoded tokens %.1e, argmax %d vs %d", t->decoded,
+                       rel_diff(cc->sum_abs, t->decode_check.sum_abs), cc->argmax, t->decode_check.argmax);
+            }
+            printf("\n");
+        }
+    }
+
+    printf("\nagainst the goals\n");
+    for (int i = 0; i < n_dec; i++) {
+        const Decode *d = &dec[i];
+        printf("  decode after %4d tokens: %5.1f%% of the bandwidth bound       (goal >= 90%%)\n", d->after,
+               100 * (1e3 / d->ms) / (bw * 1e9 / d->bytes));
+    }
+    for (int i = 0; i < n_prompts; i++) {
+        const Prefill *p = &pre[i];
+        printf("  prefill of %4d tokens:   %5.1f%% of the FMA peak%s\n", p->T,
+               100 * 2 * p->macs / p->seconds / 1e9 / peak, i == 0 ? "              (goal >= 60%)" : "");
+    }
+    const Prefill *p0 = &pre[0], *pn = &pre[n_prompts - 1];
+    if (n_prompts > 1)
+        printf(
+            "  prefill time per token at %d vs at %d: %.2fx (multiply-adds per token: %.2fx; goal: no worse "
+            "than linear growth)\n",
+            pn->T, p0->T, (pn->seconds / pn->T) / (p0->seconds / p0->T),
+            (pn->macs / pn->T) / (p0->macs / p0->T));
+    if (best >= 0)
+        printf("  C vs PyTorch (%s), prefill of %d tokens: %.1fx      (goal >= 10x)\n", setup_name[best],
+               PROMPTS[0], tr[best].prefill_ms / 1e3 / p0->seconds);
+    if (best_dec >= 0)
+        printf("  C vs PyTorch (%s), decode after %d tokens: %.1fx    (goal >= 5x)\n", setup_name[best_dec],
+               PROMPTS[0], tr[best_dec].decode_ms / dec[0].ms);
+    printf("  peak resident memory %.0f MB vs the bound %.0f MB: %s    (goal: within it)\n", peak_rss / 1e6,
+           bound_mem / 1e6, peak_rss <= bound_mem ? "within" : "over");
+
+    run_free(&s);
+    free(yard.data), free(yard.bytes);
+    model_close(&m);
+    return 0;
+}

@@ -1,0 +1,148 @@
+/* machine.c — the read bandwidth and the multiply-add peak (see machine.h). */
+#include "machine.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+/* What the loops computed, kept so that the compiler cannot drop them. */
+static uint32_t read_sink;
+static float fma_sink;
+
+/* Each thread reads its share of a region as READ_STREAMS equal parts at once, a
+ * block of READ_BLOCK numbers from each in turn: one core that follows a single
+ * stream leaves part of what memory can deliver unused on many machines, and the
+ * fast linear kernel reads its weights as several streams per core too
+ * (kernels/linear.c), so the yardstick must read at least as well as it does. */
+#define READ_STREAMS 4
+#define READ_BLOCK   1024 /* 16-bit numbers: 2 KB from one stream before the next */
+
+double machine_read_seconds(const void *const *data, const size_t *bytes, int n) {
+    double t0 = now_seconds();
+#pragma omp parallel
+    {
+        int threads = omp_get_num_threads(), id = omp_get_thread_num();
+        uint32_t s = 0; /* wraps around; only the reading counts */
+        for (int r = 0; r < n; r++) {
+            const uint16_t *a = data[r];
+            int64_t len = (int64_t)(bytes[r] / sizeof(uint16_t));
+            int64_t first = len * id / threads, last = len * (id + 1) / threads; /* this thread's share */
+            int64_t part = (last - first) / (READ_STREAMS * READ_BLOCK) * READ_BLOCK; /* per stream */
+            for (int64_t j = 0; j < part; j += READ_BLOCK)
+                for (int k = 0; k < READ_STREAMS; k++) {
+                    const uint16_t *p = a + first + k * part + j;
+#pragma omp simd reduction(+ : s)
+                    for (int i = 0; i < READ_BLOCK; i++) s += p[i];
+                }
+#pragma omp simd reduction(+ : s)
+            for (int64_t i = first + READ_STREAMS * part; i < last; i++) s += a[i]; /* what is left */
+        }
+#pragma omp atomic
+        read_sink += s;
+    }
+    return now_seconds() - t0;
+}
+
+double machine_read_bandwidth(const void *const *data, const size_t *bytes, int n, int tries) {
+    double total = 0;
+    for (int r = 0; r < n; r++) total += (double)bytes[r];
+    double best = 0;
+    for (int i = 0; i < tries; i++) {
+        double gbs = total / machine_read_seconds(data, bytes, n) / 1e9;
+        if (gbs > best) best = gbs;
+    }
+    return best;
+}
+
+/* One run: every thread updates independent 16-wide chains a ← a·m + b, `iters`
+ * times each; returns GFLOP/s (2 per multiply-add). A chain's next multiply-add
+ * must wait for its last one, so there must be enough chains to keep every
+ * multiply-add unit busy during that wait: 12 with AVX-512's 32 registers, 6
+ * (12 registers of 8) in the portable loop, which must also fit in AVX2's 16. */
+#if defined(__AVX512F__)
+#define FMA_KIND   "AVX-512 FMA loop"
+#define FMA_CHAINS 12
+#define FMA_ITERS  1000000 /* × 12 chains × 32 flops per thread: a few ms */
+static double fma_run(void) {
+    double t0 = now_seconds();
+    float total = 0;
+    int threads = 1;
+#pragma omp parallel reduction(+ : total)
+    {
+#pragma omp single
+        threads = omp_get_num_threads();
+        /* different starting values, or the compiler would see 12 copies of one chain */
+        __m512 a0 = _mm512_set1_ps(0), a1 = _mm512_set1_ps(1), a2 = _mm512_set1_ps(2), a3 = _mm512_set1_ps(3),
+               a4 = _mm512_set1_ps(4), a5 = _mm512_set1_ps(5), a6 = _mm512_set1_ps(6), a7 = _mm512_set1_ps(7),
+               a8 = _mm512_set1_ps(8), a9 = _mm512_set1_ps(9), a10 = _mm512_set1_ps(10),
+               a11 = _mm512_set1_ps(11);
+        const __m512 m = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.001f);
+        for (int64_t i = 0; i < FMA_ITERS; i++) {
+            a0 = _mm512_fmadd_ps(a0, m, b), a1 = _mm512_fmadd_ps(a1, m, b), a2 = _mm512_fmadd_ps(a2, m, b);
+            a3 = _mm512_fmadd_ps(a3, m, b), a4 = _mm512_fmadd_ps(a4, m, b), a5 = _mm512_fmadd_ps(a5, m, b);
+            a6 = _mm512_fmadd_ps(a6, m, b), a7 = _mm512_fmadd_ps(a7, m, b), a8 = _mm512_fmadd_ps(a8, m, b);
+            a9 = _mm512_fmadd_ps(a9, m, b), a10 = _mm512_fmadd_ps(a10, m, b),
+            a11 = _mm512_fmadd_ps(a11, m, b);
+        }
+        __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                                 _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+        s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+        total += _mm512_reduce_add_ps(s);
+    }
+    double t = now_seconds() - t0;
+    fma_sink += total;
+    return (double)FMA_ITERS * FMA_CHAINS * 32 * threads / t / 1e9;
+}
+#else
+#define FMA_KIND   "portable FMA loop"
+#define FMA_CHAINS 6
+#define FMA_ITERS  2000000 /* × 6 chains × 32 flops per thread: a few ms */
+/* fmaf is one instruction where the machine has FMA (FP_FAST_FMAF); elsewhere a
+ * multiply and an add do the same work without the library's slow exact fmaf. */
+#ifdef FP_FAST_FMAF
+#define MULADD(a, m, b) fmaf(a, m, b)
+#else
+#define MULADD(a, m, b) ((a) * (m) + (b))
+#endif
+static double fma_run(void) {
+    double t0 = now_seconds();
+    float total = 0;
+    int threads = 1;
+#pragma omp parallel reduction(+ : total)
+    {
+#pragma omp single
+        threads = omp_get_num_threads();
+        float a[FMA_CHAINS][16];
+        for (int c = 0; c < FMA_CHAINS; c++)
+            for (int j = 0; j < 16; j++) a[c][j] = (float)(c * 16 + j); /* distinct chains */
+        const float m = 0.999f, b = 0.001f;
+        for (int64_t i = 0; i < FMA_ITERS; i++)
+#pragma GCC unroll 6
+            for (int c = 0; c < FMA_CHAINS; c++)
+#pragma omp simd
+                for (int j = 0; j < 16; j++) a[c][j] = MULADD(a[c][j], m, b);
+        for (int c = 0; c < FMA_CHAINS; c++)
+            for (int j = 0; j < 16; j++) total += a[c][j];
+    }
+    double t = now_seconds() - t0;
+    fma_sink += total;
+    return (double)FMA_ITERS * FMA_CHAINS * 32 * threads / t / 1e9;
+}
+#endif
+
+double machine_fma_peak(int tries) {
+    double best = 0;
+    for (int i = 0; i < tries; i++) {
+        double g = fma_run();
+        if (g > best) best = g;
+    }
+    return best;
+}
+
+const char *machine_fma_kind(void) { return FMA_KIND; }

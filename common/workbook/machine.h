@@ -1,0 +1,46 @@
+/* machine.h — the machine's own limits, measured in the run that uses them.
+ *
+ * A speed means little on its own: 10 tokens a second is slow on one machine and
+ * the best there is on another. The benchmarks therefore set every figure beside
+ * what the machine itself can do, measured in the same run (so under the same load
+ * from elsewhere):
+ *
+ *   read bandwidth   how many bytes a second the cores can read from memory: one
+ *                    pass summing a large array on all threads, as the STREAM
+ *                    benchmark does (each thread reading its share as a few streams
+ *                    at once, which is what draws the most from memory); the best of
+ *                    a few passes. A forward pass over one token reads every weight
+ *                    once, so this bounds decoding.
+ *   FMA peak         how many float32 multiply-adds a second the cores can do at
+ *                    best: independent chains of 16-wide fused multiply-adds on all
+ *                    threads (enough of them to hide each one's latency), nothing
+ *                    read from memory; the best of a few runs. Reading a prompt is
+ *                    multiply-adds, so this bounds prefill.
+ *
+ * The peak uses AVX-512 intrinsics where the compiler targets AVX-512, and
+ * otherwise a plain loop of fmaf() that the compiler turns into the machine's own
+ * vector multiply-adds (a multiply and an add where the machine has no FMA).
+ * Figures are in GB/s (10^9 bytes) and GFLOP/s (10^9 operations, a multiply-add
+ * counting as 2).
+ */
+#ifndef MACHINE_H
+#define MACHINE_H
+
+#include <stddef.h>
+
+/* Seconds of one pass that reads the n regions (region i: bytes[i] bytes at
+ * data[i], 2-byte aligned), summing them as 16-bit numbers on all threads, each
+ * thread its share of every region, as 4 streams. The regions may be a pool allocated for the
+ * purpose or the very memory a benchmark reads (a model's mapped weights). */
+double machine_read_seconds(const void *const *data, const size_t *bytes, int n);
+
+/* GB/s of the fastest of `tries` such passes. */
+double machine_read_bandwidth(const void *const *data, const size_t *bytes, int n, int tries);
+
+/* GFLOP/s of the fastest of `tries` runs of the multiply-add loop (a few ms each). */
+double machine_fma_peak(int tries);
+
+/* How the peak was measured: "AVX-512 FMA loop" or "portable FMA loop". */
+const char *machine_fma_kind(void);
+
+#endif
