@@ -5,7 +5,7 @@ The computation is the book's chapter 7 layer as PyTorch code of the same shape:
 float32 weights in nn.Linear / nn.Conv1d form, the projections and the convolution
 over the whole text at once, then the delta rule token by token (decay, look up with
 k, write the difference × β, read with q), gated RMSNorm, out_proj. It is written
-from the math in spec/qwen35.md §3. The weights are read from the same
+from the math in docs/math.md §6. The weights are read from the same
 safetensors files the C code maps (BF16, A_log and the norm weight F32), widened to
 float32 once, as the book's loader does. torch.set_num_threads(2): this machine's
 two cores, as the book's os.cpu_count() // 2 on its machine.
@@ -23,7 +23,7 @@ benchmark runs this script as installed and, when OpenBLAS is there, with
 LD_LIBRARY_PATH pointing at it, with and without OMP_WAIT_POLICY=PASSIVE (torch's
 OpenMP threads otherwise spin while OpenBLAS's threads work, on the same 2 cores),
 and compares with the fastest.
-The token ids are the Qwen3 tokenizer's for the book's sentence (spec/tokenizer.md)
+The token ids are the Qwen3 tokenizer's for the book's sentence (docs/tokenizer.md §6)
 joined with 。 (id 1773); the time depends on the count, not on the ids.
 """
 import argparse

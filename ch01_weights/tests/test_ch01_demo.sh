@@ -3,7 +3,7 @@
 #
 # On the full-size shape-only checkpoint (make_synthetic --size full --zeros: the
 # real 0.8B shapes as a sparse 1.5 GB file that costs no disk space) every count
-# must be exactly the one spec/qwen35.md gives; on the tiny checkpoint the total
+# must be exactly the one docs/checkpoint.md §5 gives; on the tiny checkpoint the total
 # worked out by hand below. Then the command line: unknown or incomplete flags, a
 # missing or broken model folder — each one line on stderr and a non-zero exit.
 # Run from the repository root by mk/run-tests.sh ($BUILD, $BINDIR, $TINY set).
@@ -85,7 +85,7 @@ expect_error() {
 }
 
 # ---- the full-size checkpoint ------------------------------------------------------
-# Counts by hand from spec/qwen35.md §2 (hidden 1024, vocab 248320, MLP 3584):
+# Counts by hand from docs/checkpoint.md §4 (hidden 1024, vocab 248320, MLP 3584):
 #   embed_tokens 248320·1024 = 254,279,680                          -> 254.3M
 #   DeltaNet layer: in_proj_qkv 6144·1024 = 6,291,456 (6.3M), in_proj_z 2048·1024 =
 #     2,097,152 (2.1M), in_proj_b and in_proj_a 16·1024 = 16,384 each, conv1d

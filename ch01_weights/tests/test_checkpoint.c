@@ -361,7 +361,7 @@ START_TEST(untied_lm_head_is_used) {
 }
 END_TEST
 
-/* spec/qwen35.md §2: "If a file does have lm_head.weight, use it" — even when
+/* docs/checkpoint.md §2: a file that does have lm_head.weight uses it — even when
  * config.json says the embeddings are tied. */
 START_TEST(stored_lm_head_wins_over_the_tie_flag) {
     char *untied = in_dir(scratch, "untied"), *config = in_dir(untied, "config.json");

@@ -1,6 +1,6 @@
 /* test_config.c — reading config.json (common/qwen/config.h).
  *
- * REAL_CONFIG below is typed from spec/qwen35.md §1: the layout of the file in the
+ * REAL_CONFIG below is typed from docs/checkpoint.md §3: the layout of the file in the
  * Qwen/Qwen3.5-0.8B download (a vision-language config: the text model's settings
  * nested in "text_config", RoPE settings in "rope_parameters" with M-RoPE sections,
  * an explicit "layer_types" list, and a "vision_config" whose hidden_size must not

@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# The Qwen3.5 regex differs from Qwen3's by two \p{M} (spec/tokenizer.md); the
+# The Qwen3.5 regex differs from Qwen3's by two \p{M} (docs/tokenizer.md §2.3); the
 # file writes each backslash twice (JSON escaping).
 sed -e 's/\]?\\\\p{L}+|/]?[\\\\p{L}\\\\p{M}]+|/' \
     -e 's/\[^\\\\s\\\\p{L}\\\\p{N}\]+/[^\\\\s\\\\p{L}\\\\p{M}\\\\p{N}]+/' "$json" >"$tmp/qwen35_regex.json"
@@ -42,13 +42,13 @@ done
 got=$("$demo" --tokenizer "$json" --encode-jsonl - <$data/tokenizer_corpus.jsonl | cmp - $data/tokenizer_ids_qwen3.jsonl && echo same)
 [ "$got" = same ] && echo "ok   --encode-jsonl - (stdin)" || fail "--encode-jsonl - differs"
 
-# the spec's reference row for the book's sentence, and the round trip
+# docs/tokenizer.md §6's reference row for the book's sentence, and the round trip
 got=$("$demo" --tokenizer "$json" --encode "今天天气不错，我们去公园")
 [ "$got" = "[100644,104307,100832,3837,97639,85336,102077]" ] && echo "ok   --encode the book's sentence" || fail "--encode: $got"
 got=$("$demo" --tokenizer "$json" --decode 100644,104307,100832,3837,97639,85336,102077)
 [ "$got" = "今天天气不错，我们去公园" ] && echo "ok   --decode the book's sentence" || fail "--decode: $got"
 
-# --chat: spec table row 8 (ChatML) followed by the empty thinking block <think> \n\n </think> \n\n
+# --chat: docs/tokenizer.md §6's ChatML row followed by the empty thinking block <think> \n\n </think> \n\n
 "$demo" --tokenizer "$json" --chat --text hi >"$tmp/chat.out" 2>&1 || fail "--chat: $(cat "$tmp/chat.out")"
 grep -qF "共 13 个 token：[151644, 872, 198, 6023, 151645, 198, 151644, 77091, 198, 151667, 271, 151668, 271]" "$tmp/chat.out" \
     && echo "ok   --chat ids" || fail "--chat ids: $(cat "$tmp/chat.out")"

@@ -1,7 +1,7 @@
 /* The tokenizer on the real Qwen3 tokenizer.json (fetched by
  * fetch_qwen3_tokenizer.sh, sha256-checked), against ids that nobody on this
  * project computed:
- *   - the reference table of spec/tokenizer.md;
+ *   - the reference table of docs/tokenizer.md §6;
  *   - the corpus tests/data/tokenizer_corpus.jsonl, whose expected ids
  *     (tokenizer_ids_qwen3.jsonl, tokenizer_ids_qwen35_regex.jsonl) come from
  *     Hugging Face's JavaScript tokenizer (reference/make_tokenizer_golden.sh),
@@ -19,7 +19,7 @@
 #define DATA       REPO_ROOT "/ch02_embedding/tests/data/"
 #define QWEN3_JSON REPO_ROOT "/.cache/tokenizer-qwen3-3.7.2/tokenizer.json"
 
-/* As the strings read after JSON unescaping (spec/tokenizer.md). */
+/* As the strings read after JSON unescaping (docs/tokenizer.md §2.3). */
 static const char QWEN3_REGEX[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}"
                                   "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 static const char QWEN35_REGEX[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}"
@@ -98,7 +98,7 @@ START_TEST(file_facts) {
 }
 END_TEST
 
-/* spec/tokenizer.md, "Reference ids for that Qwen3 file" */
+/* docs/tokenizer.md §6, the reference ids for the Qwen3 file */
 static const struct {
     const char *text;
     int n;
@@ -258,7 +258,7 @@ START_TEST(corpus_round_trip) {
 END_TEST
 
 START_TEST(chat_prompt_ids) {
-    /* spec table row 8 followed by the empty thinking block:
+    /* docs/tokenizer.md §6's ChatML row followed by the empty thinking block:
      * <think> \n\n </think> \n\n */
     ChatMessage msg = {"user", "hi"};
     char *prompt = tok_chat_render(&msg, 1, true, false);

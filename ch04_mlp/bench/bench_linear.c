@@ -44,7 +44,7 @@ static const Shape shapes[] = {
     {"mlp down_proj", 1024, 3584}, {"dn in_proj_qkv", 6144, 1024},  {"dn in_proj_z", 2048, 1024},
     {"dn in_proj_a/b", 16, 1024},  {"out_proj/o_proj", 1024, 2048},
 };
-/* One DeltaNet layer's projections (spec §3): in_proj_qkv, in_proj_z, in_proj_a,
+/* One DeltaNet layer's projections (docs/math.md §6): in_proj_qkv, in_proj_z, in_proj_a,
  * in_proj_b, out_proj — indices into shapes[], a/b counted twice. */
 static const int deltanet_layer[] = {4, 5, 6, 6, 7};
 

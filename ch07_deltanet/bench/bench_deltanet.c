@@ -6,7 +6,7 @@
  *
  * The inputs are the book's sentence 今天天气不错，我们去公园 and the same joined 20
  * times with 。. Token ids: the book's Qwen3.5 tokenizer gives 6 and 139 tokens; the
- * Qwen3 tokenizer gives 7 and 159 (spec/tokenizer.md lists those ids, which are used
+ * Qwen3 tokenizer gives 7 and 159 (docs/tokenizer.md §6 lists those ids, which are used
  * here; the timing depends on the count, not on the ids). Both pairs of counts are
  * measured.
  *
@@ -23,7 +23,7 @@
  * the fastest) of many runs after warm-up runs (the weights are then in the
  * caches, as they are when a layer runs inside the model).
  *
- * What bounds each case (spec/qwen35.md and the issue's figures for this 2-core
+ * What bounds each case (docs/math.md §6 and the issue's figures for this 2-core
  * machine, and what this benchmark shows):
  *   long text   ≈ 3.3 GFLOP of projections; linear_batch runs them at ~205 GFLOP/s,
  *               ≈ 16 ms; the rest of the layer (conv, norms, gates, the delta
@@ -47,7 +47,7 @@
 #include "workbook/sentence.h"
 #include "workbook/util.h"
 
-/* The Qwen3 tokenizer's ids for the book's sentence, and its id for 。 (spec/tokenizer.md). */
+/* The Qwen3 tokenizer's ids for the book's sentence, and its id for 。 (docs/tokenizer.md §6). */
 static const int SENTENCE[7] = {100644, 104307, 100832, 3837, 97639, 85336, 102077};
 static const int FULL_STOP = 1773;
 

@@ -1,7 +1,7 @@
 /* test_ch07_capacity.c — the numbers behind part 4 of ch07_toy, before rounding.
  *
  * The book prints whole percentages; these are the raw mean errors PyTorch
- * computes, from spec/torch_rng.md (seed 0) and from reference/ch07_toy_raw.py
+ * computes, from docs/torch_rng.md §6 (seed 0) and from reference/ch07_toy_raw.py
  * (seeds 0, 1, 42, written to tests/data/ch07_toy_raw.txt). The demo's source is
  * included so its own experiment functions are what is tested.
  *
@@ -26,7 +26,7 @@ static void check_run(const char *what, const Capacity *got, const double want[4
     ck_assert_msg(compare_f32(what, "plain, delta, last 16, first 16", g, w, 4, 0, RTOL, NULL), "%s", what);
 }
 
-/* spec/torch_rng.md, "Raw values behind the book's lines", for both variants of randn. */
+/* docs/torch_rng.md §6, the raw values behind the book's lines, for both variants of randn. */
 START_TEST(spec_raw_values) {
     static const double want256[4] = {1.4344056, 0.99674886, 0.31286868, 1.3057969};
     static const double want1024[4] = {2.8296275, 1.3100735, 0.33184487, 1.4516326};

@@ -59,7 +59,7 @@ START_TEST(the_books_numbers) {
     ck_assert_str_eq(fmt(pow(0.9, 50), ".3g"), "0.00515");
     ck_assert_str_eq(fmt(pow(0.5, 50), ".3g"), "8.88e-16");
     ck_assert_str_eq(repr(pow(0.5, 50)), "8.881784197001252e-16");
-    /* the raw values behind part 4 (spec/torch_rng.md) */
+    /* the raw values behind part 4 (docs/torch_rng.md §6) */
     ck_assert_str_eq(fmt(1.4344056, ".0%"), "143%");
     ck_assert_str_eq(fmt(0.99674886, ".0%"), "100%");
     ck_assert_str_eq(fmt(0.31286868, ".0%"), "31%");

@@ -4,7 +4,7 @@
  * by reference/torch_rng_dump.py into tests/data/torch_rng_{x86,libm}.txt: the x86
  * file with PyTorch's AVX2 kernels, the libm file with ATEN_CPU_CAPABILITY=default.
  * Each variant must match its file bit for bit, every case. A few more checks use
- * numbers printed in spec/torch_rng.md and properties of the stream.
+ * numbers printed in docs/torch_rng.md §6 and properties of the stream.
  */
 #include <check.h>
 #include <stdbool.h>
@@ -146,7 +146,7 @@ END_TEST
 START_TEST(libm_variant_matches_pytorch_default) { check_dump(RNG_LIBM, DATA_DIR "torch_rng_libm.txt"); }
 END_TEST
 
-/* std::mt19937(0)'s first outputs, as spec/torch_rng.md states them. */
+/* std::mt19937(0)'s first outputs, as docs/torch_rng.md §1 states them. */
 START_TEST(engine_first_draws) {
     TorchRng g;
     rng_init(&g, 0);
@@ -159,7 +159,7 @@ START_TEST(engine_first_draws) {
 }
 END_TEST
 
-/* The 4-decimal values spec/torch_rng.md quotes from PyTorch. */
+/* The 4-decimal values docs/torch_rng.md §6 quotes from PyTorch. */
 START_TEST(spec_examples) {
     TorchRng g;
     float v[16];
@@ -212,7 +212,7 @@ START_TEST(cache_and_block_structure) {
 END_TEST
 
 /* The two variants agree to float rounding but differ in the last bit often
- * (spec: about 39% of values). */
+ * (docs/torch_rng.md §4: about 39% of values). */
 START_TEST(variants_differ_only_in_rounding) {
     enum { N = 16384 };
     float *x = xmalloc(N * sizeof *x), *y = xmalloc(N * sizeof *y); /* [N] each */

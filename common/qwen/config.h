@@ -2,7 +2,7 @@
  *
  * Qwen3.5-0.8B is a vision-language checkpoint: the language model's settings sit
  * inside "text_config" (a text-only file puts them at the top level; both work).
- * For 0.8B the values are (spec/qwen35.md §1):
+ * For 0.8B the values are (docs/checkpoint.md §3):
  *
  *   hidden_size 1024, intermediate_size 3584, num_hidden_layers 24, vocab 248320
  *   layer_types: linear_attention ×3 then full_attention, repeated (LLLF × 6)

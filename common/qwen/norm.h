@@ -51,7 +51,7 @@ void l2norm(float *y, const float *x, int64_t rows, int n, float eps);
  * (the demos print it to show what a norm did). */
 double rms_of(const float *x, int64_t n);
 
-/* The eps the DeltaNet's l2norm uses (spec/qwen35.md §3). */
+/* The eps the DeltaNet's l2norm uses (docs/math.md §2). */
 #define L2NORM_EPS 1e-6f
 
 #endif

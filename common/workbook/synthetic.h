@@ -40,7 +40,7 @@ typedef struct {
     const char *tokenizer; /* a tokenizer.json to copy into the folder, or NULL */
 } SynthOptions;
 
-/* The real Qwen3.5-0.8B text config (spec/qwen35.md §1). */
+/* The real Qwen3.5-0.8B text config (docs/checkpoint.md §3). */
 void synth_config_full(Config *c);
 /* The same architecture, small: hidden 64, 4 layers LLLF, 4/2 attention heads of 32,
  * 2 key / 4 value DeltaNet heads of 16, vocab 1024. */
