@@ -233,8 +233,8 @@ int main(int argc, char **argv) {
         uint64_t n_floats =
             size_add(size_add(size_mul(Hq, TT), tiles),
                      size_add(size_mul(4, size_mul(T, H)), size_mul(T, size_add(Hkv * d, 2 * half + 1))));
-        uint64_t need = size_add(floats(n_floats),
-                                 size_add(attn_acts_bytes(&at->d, T), attn_acts_bytes(&at->d, (T + 1) / 2)));
+        uint64_t need = size_add(floats(n_floats), size_add(attn_acts_bytes(&at->d, T, T),
+                                                            attn_acts_bytes(&at->d, (T + 1) / 2, T)));
         need = size_add(need,
                         size_add(size_mul(2, kv_cache_bytes(&at->d, T)), rope_table_bytes(c->rotary_dim, T)));
         need = size_add(need, size_mul(T, 64)); /* labels and their pointers */

@@ -131,35 +131,49 @@ static float dot(const float *q, const float *k, int d) {
     return s;
 }
 
-/* One query row: query head h of the token at position pos reads positions
- * 0 .. pos of its KV head. score: scratch [pos + 1]; o: [d]; probs_row: [P] or NULL. */
-static void attend_one(const float *q, const float *K, const float *V, int kv_stride, int pos, int d,
-                       float scale, float *restrict score, float *restrict o, float *probs_row, int P) {
+/* The query rows of one GQA group: the G query heads of one token that read the same
+ * KV head, at position pos, read positions 0 .. pos. Each key and value row is
+ * loaded once for all G heads (instead of once per head); every head's numbers go
+ * through the same operations in the same order as if it were alone.
+ *   q: [G, d]   K, V: rows of kv_stride floats   score: scratch [G, P]
+ *   o: [G, d]   probs_rows: G rows P apart, or NULL */
+static void attend_group(const float *q, int G, const float *K, const float *V, int kv_stride, int pos, int d,
+                         float scale, float *restrict score, int P, float *restrict o, float *probs_rows,
+                         size_t probs_stride) {
     /* scores s_j = q · k_j / sqrt(d); only j <= pos exist for this token (causal) */
-    float max = -INFINITY;
     for (int j = 0; j <= pos; j++) {
-        score[j] = dot(q, K + (size_t)j * kv_stride, d) * scale;
-        if (score[j] > max) max = score[j];
+        const float *kj = K + (size_t)j * kv_stride;
+        for (int g = 0; g < G; g++) score[(size_t)g * P + j] = dot(q + (size_t)g * d, kj, d) * scale;
     }
-    /* softmax, stable form: exp(s − max) ≤ 1 never overflows, and the largest term is
-     * exactly 1, so the sum is ≥ 1 and never underflows to 0 */
-    double sum = 0.0;
-    for (int j = 0; j <= pos; j++) {
-        score[j] = expf(score[j] - max);
-        sum += score[j];
+    for (int g = 0; g < G; g++) {
+        float *sg = score + (size_t)g * P;
+        float max = -INFINITY;
+        for (int j = 0; j <= pos; j++) max = sg[j] > max ? sg[j] : max;
+        /* softmax, stable form: exp(s − max) ≤ 1 never overflows, and the largest term
+         * is exactly 1, so the sum is ≥ 1 and never underflows to 0 */
+        double sum = 0.0;
+        for (int j = 0; j <= pos; j++) {
+            sg[j] = expf(sg[j] - max);
+            sum += sg[j];
+        }
+        float inv = (float)(1.0 / sum);
+        for (int j = 0; j <= pos; j++) sg[j] *= inv; /* now the weights p_j, summing to 1 */
+        for (int i = 0; i < d; i++) o[(size_t)g * d + i] = 0.0f;
     }
-    float inv = (float)(1.0 / sum);
-    for (int j = 0; j <= pos; j++) score[j] *= inv; /* now the weights p_j, summing to 1 */
     /* o = Σ_j p_j v_j */
-    for (int i = 0; i < d; i++) o[i] = 0.0f;
     for (int j = 0; j <= pos; j++) {
-        const float p = score[j], *restrict vj = V + (size_t)j * kv_stride;
+        const float *restrict vj = V + (size_t)j * kv_stride;
+        for (int g = 0; g < G; g++) {
+            const float p = score[(size_t)g * P + j];
+            float *restrict og = o + (size_t)g * d;
 #pragma omp simd
-        for (int i = 0; i < d; i++) o[i] += p * vj[i];
+            for (int i = 0; i < d; i++) og[i] += p * vj[i];
+        }
     }
-    if (probs_row) {
-        memcpy(probs_row, score, (size_t)(pos + 1) * sizeof(float));
-        for (int j = pos + 1; j < P; j++) probs_row[j] = 0.0f; /* the future: masked out */
+    for (int g = 0; probs_rows && g < G; g++) {
+        float *row = probs_rows + g * probs_stride;
+        memcpy(row, score + (size_t)g * P, (size_t)(pos + 1) * sizeof(float));
+        for (int j = pos + 1; j < P; j++) row[j] = 0.0f; /* the future: masked out */
     }
 }
 
@@ -184,11 +198,11 @@ static int64_t grown(int64_t start, int64_t n) {
     return cap;
 }
 
-uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap) {
+uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap, int64_t positions) {
     uint64_t qd = (uint64_t)d->n_heads * (uint64_t)d->head_dim, kvd = (uint64_t)d->n_kv_heads * d->head_dim;
     /* qg 2·qd; q_raw, gate, q, attn, gated qd each; k, v kvd each */
     uint64_t per_token = size_add(size_mul(7, qd), size_mul(2, kvd));
-    uint64_t scores = size_mul((uint64_t)omp_get_max_threads(), (uint64_t)grown(64, cap));
+    uint64_t scores = size_mul((uint64_t)omp_get_max_threads(), (uint64_t)grown(64, positions * d->group));
     return size_mul(size_add(size_mul((uint64_t)cap, per_token), scores), sizeof(float));
 }
 
@@ -258,21 +272,23 @@ void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope
     memcpy(kv->v + (size_t)len0 * kvd, a->v, (size_t)T * kvd * sizeof(float));
     kv->len = P;
 
-    /* 4–6. scores, softmax and the mix, for every (query head, new token): rows are
-     * independent, so they are spread over the cores; each row is always computed
-     * whole by one thread, so the thread count never changes a result */
-    reserve_scores(a, P);
+    /* 4–6. scores, softmax and the mix, for every (KV head, new token): the group of
+     * query heads that read the KV head go together (GQA: heads g·group .. g·group +
+     * group − 1 are consecutive). The pairs are independent, so they are spread over
+     * the cores; each is always computed whole by one thread, so the thread count
+     * never changes a result */
+    reserve_scores(a, P * dm->group);
     float scale = 1.0f / sqrtf((float)d);
 #pragma omp parallel
     {
-        float *score = a->scores + (size_t)omp_get_thread_num() * a->score_cap; /* [P]: one row of scores */
+        float *score = a->scores + (size_t)omp_get_thread_num() * a->score_cap; /* [group, P] */
 #pragma omp for collapse(2) schedule(dynamic, 1)
-        for (int h = 0; h < Hq; h++)
+        for (int g = 0; g < Hkv; g++)
             for (int t = 0; t < T; t++) {
-                int g = attn_kv_head(dm, h); /* GQA: the KV head this query head reads */
-                attend_one(a->q + ((size_t)t * Hq + h) * d, kv->k + (size_t)g * d, kv->v + (size_t)g * d,
-                           (int)kvd, len0 + t, d, scale, score, a->attn + ((size_t)t * Hq + h) * d,
-                           a->probs ? a->probs + ((size_t)h * T + t) * P : NULL, P);
+                size_t first = (size_t)t * Hq + (size_t)g * dm->group; /* the group's first query head */
+                attend_group(a->q + first * d, dm->group, kv->k + (size_t)g * d, kv->v + (size_t)g * d,
+                             (int)kvd, len0 + t, d, scale, score, P, a->attn + first * d,
+                             a->probs ? a->probs + ((size_t)g * dm->group * T + t) * P : NULL, (size_t)T * P);
             }
     }
 

@@ -132,7 +132,7 @@ typedef struct {
      * point probs at [Hq, T, P] floats (P = positions after the call) before calling.
      * Row t is zero beyond position len0 + t (the future is masked). */
     float *probs;
-    float *scores;     /* [score_threads, score_cap]: each thread's row of scores */
+    float *scores;     /* [score_threads, score_cap]: each thread's rows of scores (a GQA group's) */
     int score_cap;     /* positions a row holds (grows with the context) */
     int score_threads; /* rows */
 } AttnActs;
@@ -141,10 +141,11 @@ void attn_acts_init(AttnActs *a, const AttnDims *d, int cap);
 void attn_acts_free(AttnActs *a);
 
 /* What a demo adds up before it allocates (util.h's memory rule), saturating:
- * attn_acts_bytes — AttnActs for cap tokens plus the score rows a pass over cap
- * positions adds; kv_cache_bytes — a KVCache grown to n tokens (as kv_reserve grows
+ * attn_acts_bytes — AttnActs for cap tokens plus the score rows of passes that read
+ * up to `positions` positions (a group of query heads per thread, see attn_forward);
+ * kv_cache_bytes — a KVCache grown to n tokens (as kv_reserve grows
  * it). probs, when asked for, is the caller's: Hq × T × P floats. */
-uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap);
+uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap, int64_t positions);
 uint64_t kv_cache_bytes(const AttnDims *d, int64_t n);
 
 /* Runs T ≤ a->cap new tokens through the layer. x: [T, hidden], y: [T, hidden].

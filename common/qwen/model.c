@@ -127,7 +127,7 @@ uint64_t run_bytes(const Model *m, int chunk, int64_t n) {
         const Layer *l = &m->layers[i];
         if (l->type == LAYER_FULL_ATTENTION) {
             bytes = size_add(bytes, kv_cache_bytes(&l->self_attn.d, n));
-            if (!attn) bytes = size_add(bytes, attn_acts_bytes(&l->self_attn.d, chunk));
+            if (!attn) bytes = size_add(bytes, attn_acts_bytes(&l->self_attn.d, chunk, n));
             attn = true;
         } else {
             bytes = size_add(bytes, dn_state_bytes(&l->linear_attn.d));
