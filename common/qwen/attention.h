@@ -13,9 +13,11 @@
  *                 first 256 are the query and the next 256 the gate (per head, not
  *                 all queries then all gates: the classic port bug).
  *                 k_proj and v_proj give 2 heads × 256 each.
- *   2. q/k norm.  Each head of q and of k goes through its own zero-centred RMSNorm
- *                 (q_norm / k_norm, 256 weights shared by the heads): the dot
- *                 products below cannot blow up, whatever the projection's scale.
+ *   2. q/k norm.  Each head of q and of k is normalized on its own by a
+ *                 zero-centred RMSNorm over its 256 numbers, with one 256-weight
+ *                 vector shared by all heads (q_norm for the queries, k_norm for the
+ *                 keys): the dot products below cannot blow up, whatever the
+ *                 projection's scale.
  *   3. RoPE.      The first 64 dims of every q and k head turn by an angle that
  *                 grows with the position (chapter 5, rope.h); dims 64..255 do not.
  *   4. Scores.    Query head h compares itself with the keys of KV head h / 4

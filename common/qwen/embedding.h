@@ -9,7 +9,7 @@
  * No multiplication happens (it would be a one-hot vector times E, which picks
  * the same row). Only the T rows are read and converted: the table is 254 M
  * numbers, 508 MB in BF16 and twice that in float32, and converting it whole
- * to embed six tokens would be a waste of a second and half a gigabyte.
+ * to embed six tokens would be a waste of a second and of 1.0 GB of memory.
  *
  * The table has more rows than the tokenizer has ids (248,320 against
  * 248,077): the row count is padded up to a round multiple so that the matrix

@@ -11,10 +11,14 @@
  *
  * silu(g) = g · sigmoid(g) is about g for large g and about 0 for very negative g:
  * each of the 3584 features is switched on or (nearly) off by its gate value, and
- * up carries what passes. This gated form ("GLU" with SiLU, hence SwiGLU) replaced
- * the plain two-matrix MLP in Llama-style models; it has three matrices instead of
- * two, so the width is 3.5 × hidden instead of 4 × to keep a similar size:
- * 3 × 1024 × 3584 = 11.0 M parameters per layer, no biases.
+ * up carries what passes. Unlike chapter 6's sigmoid gate, which only scales by a
+ * number in (0, 1), silu goes negative (down to −0.28, at g = −1.28), so a gate can
+ * also flip the sign of what up carries. This gated form ("GLU" with SiLU, hence
+ * SwiGLU) replaced the plain two-matrix MLP in Llama-style models. It has three
+ * matrices instead of two: 3 × 1024 × 3584 = 11.0 M parameters per layer, no biases,
+ * 31% more than the classic 4 × hidden, two-matrix MLP (2 × 1024 × 4096 = 8.4 M);
+ * the width that would keep that size is 8/3 × hidden (2731), and models often
+ * round up past it, as 3.5 × here.
  *
  * Every token goes through the same matrices independently, so T tokens are one
  * batched product per matrix (linear_batch: each weight row is read once for all

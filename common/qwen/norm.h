@@ -8,8 +8,9 @@
  * Dividing by the root-mean-square puts every token's vector at the same scale;
  * the learned weight then rescales each dimension. Qwen3.5 stores w centred on 0
  * (the scale is 1 + w), so a freshly initialised weight of zeros means "no
- * change". Forgetting the "1 +" is the classic bug of ports: the output is still
- * grammatical text, just a different, worse model.
+ * change". Forgetting the "1 +" is the classic bug of ports, and a quiet one: no
+ * crash, no NaN, just every norm's output shrunk to the size of w and pointing
+ * elsewhere (ch03_norm prints by how much), so the model's output is silently wrong.
  *
  * Gated RMSNorm (only at the output of the Gated DeltaNet, per head of 128):
  *

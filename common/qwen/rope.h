@@ -14,7 +14,8 @@
  *
  *     inv_freq[i] = theta^(−2i / rotary_dim),   i = 0 .. 31,   theta = 1e7
  *
- * so pair 0 turns by 1 radian per token and pair 31 about 1.7 million times slower
+ * so pair 0 turns by 1 radian per token and pair 31 about 6.0 million times slower
+ * (1e7^(62/64) = 6.04 million)
  * (a wavelength of 2π / inv_freq[i] tokens). At position p, with c = cos(p·inv_freq[i])
  * and s = sin(p·inv_freq[i]):
  *
