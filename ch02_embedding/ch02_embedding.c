@@ -11,9 +11,11 @@
  * The last three are for scripts: they print only ids or text, one line per
  * input, and need only the tokenizer.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cJSON.h>
 
@@ -338,7 +340,10 @@ int main(int argc, char **argv) {
     }
     if (!tokenizer_path) {
         tokenizer_path = owned_path = path_join(dir, "tokenizer.json");
-        if (!is_file(tokenizer_path))
+        /* Only a missing file is "missing": a directory, a FIFO or an unreadable
+         * file of that name is for tok_load to name. */
+        struct stat st;
+        if (stat(tokenizer_path, &st) != 0 && errno == ENOENT)
             die("%s: no tokenizer.json in the model folder (copy it there, or pass --tokenizer FILE)",
                 tokenizer_path);
     }

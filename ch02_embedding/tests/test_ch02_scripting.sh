@@ -94,6 +94,13 @@ expect_error "unknown flag" "unknown option '--frobnicate'" "$demo" --frobnicate
 expect_error "flag without value" "--encode needs a value" "$demo" --tokenizer $tiny --encode
 expect_error "two modes" "one at a time" "$demo" --tokenizer $tiny --encode a --decode 1
 expect_error "missing tokenizer" "cannot open $tmp/none.json" "$demo" --tokenizer "$tmp/none.json" --encode a
+# not a regular file: named as what it is, and a FIFO is never waited on (timeout: exit 124 if it hangs)
+mkfifo "$tmp/fifo.json"
+expect_error "FIFO as tokenizer" "$tmp/fifo.json is a named pipe (FIFO), not a tokenizer.json file" timeout 10 "$demo" --tokenizer "$tmp/fifo.json" --encode a
+expect_error "directory as tokenizer" "$tmp is a directory, not a tokenizer.json file" "$demo" --tokenizer "$tmp" --encode a
+expect_error "device as tokenizer" "/dev/null is a character device" "$demo" --tokenizer /dev/null --encode a
+ln -s "$tmp/loop.json" "$tmp/loop.json"
+expect_error "symlink loop as tokenizer" "cannot open $tmp/loop.json for reading: Too many levels of symbolic links" "$demo" --tokenizer "$tmp/loop.json" --encode a
 echo '{"architectures": ["Qwen3_5ForConditionalGeneration"]}' >"$tmp/config.json"
 expect_error "config.json as tokenizer" "not a tokenizer.json" "$demo" --tokenizer "$tmp/config.json" --encode a
 expect_error "no model anywhere" "QWEN35_MODEL" env QWEN35_MODEL="$tmp/nowhere" "$demo"
@@ -116,6 +123,9 @@ if "$synth" --size tiny --tokenizer $tiny --out "$tmp/ckpt" 2>"$tmp/err"; then
     expect "encode via --model" "[257]" "$("$demo" --model "$tmp/ckpt" --encode abc)"
     rm "$tmp/ckpt/tokenizer.json"
     expect_error "model without tokenizer.json" "no tokenizer.json in the model folder" "$demo" --model "$tmp/ckpt"
+    mkfifo "$tmp/ckpt/tokenizer.json"
+    expect_error "model with a FIFO for tokenizer.json" "tokenizer.json is a named pipe (FIFO)" timeout 10 "$demo" --model "$tmp/ckpt"
+    rm "$tmp/ckpt/tokenizer.json"
 else
     fail "make_synthetic: $(cat "$tmp/err")"
 fi

@@ -5,9 +5,12 @@
  * Needs no network; the real Qwen3 file is tested in test_tokenizer_qwen3.c. */
 #include <cJSON.h>
 #include <check.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <utf8proc.h>
 
@@ -423,6 +426,30 @@ static void set_vocab_id(cJSON *r) {
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(model_of(r), "vocab"), "abc",
                                            cJSON_CreateNumber(-3));
 }
+static cJSON *vocab_of(cJSON *r) { return cJSON_GetObjectItemCaseSensitive(model_of(r), "vocab"); }
+static cJSON *merges_of(cJSON *r) { return cJSON_GetObjectItemCaseSensitive(model_of(r), "merges"); }
+/* a token ending in the first byte of a 3-byte character: decoding it used to
+ * read past the end of the string */
+static void add_token_cut_short(cJSON *r) { cJSON_AddNumberToObject(vocab_of(r), "ab\xE4", 271); }
+static void add_token_lone_continuation(cJSON *r) { cJSON_AddNumberToObject(vocab_of(r), "\x80", 271); }
+static void add_token_overlong(cJSON *r) { cJSON_AddNumberToObject(vocab_of(r), "x\xC0\xAF", 271); }
+static void add_empty_token(cJSON *r) { cJSON_AddNumberToObject(vocab_of(r), "", 271); }
+static void add_merge_empty_part(cJSON *r) {
+    cJSON *pair = cJSON_CreateArray();
+    cJSON_AddItemToArray(pair, cJSON_CreateString(""));
+    cJSON_AddItemToArray(pair, cJSON_CreateString("ab"));
+    cJSON_AddItemToArray(merges_of(r), pair);
+}
+static void add_merge_bad_utf8(cJSON *r) {
+    cJSON *pair = cJSON_CreateArray();
+    cJSON_AddItemToArray(pair, cJSON_CreateString("a"));
+    cJSON_AddItemToArray(pair, cJSON_CreateString("\xE4"));
+    cJSON_AddItemToArray(merges_of(r), pair);
+}
+static void added_token_steals_id(cJSON *r) {
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "added_tokens"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(first, "id", cJSON_CreateNumber('a'));
+}
 
 START_TEST(bad_files) {
     Tokenizer tok;
@@ -451,6 +478,99 @@ START_TEST(bad_files) {
     expect_edit_error(set_decoder, "decoder WordPiece is not supported");
     expect_edit_error(set_vocab_id, "model.vocab[\"abc\"] is not a valid id");
     expect_edit_error(set_huge_id, "the largest id (50000000) is far beyond");
+    /* every token and merge string is checked when loading */
+    expect_edit_error(add_token_cut_short,
+                      "model.vocab entry #265 is not valid UTF-8 (byte 0xE4 at offset 2)");
+    expect_edit_error(add_token_lone_continuation,
+                      "model.vocab entry #265 is not valid UTF-8 (byte 0x80 at offset 0)");
+    expect_edit_error(add_token_overlong,
+                      "model.vocab entry #265 is not valid UTF-8 (byte 0xC0 at offset 1)");
+    expect_edit_error(add_empty_token, "model.vocab entry #265 is the empty string");
+    expect_edit_error(add_merge_empty_part, "model.merges[9] has an empty part");
+    expect_edit_error(add_merge_bad_utf8, "model.merges[9] is not valid UTF-8");
+    expect_edit_error(added_token_steals_id,
+                      "added_tokens[0] \"<|im_start|>\" has id 97, which model.vocab gives to \"a\"");
+}
+END_TEST
+
+/* The tiny file's text with `from` (which must occur in it once) replaced by
+ * the nt bytes of `to`; *len receives the new length. */
+static char *tiny_with_n(const char *from, const char *to, size_t nt, size_t *len) {
+    const char *at = strstr(tiny_json, from);
+    ck_assert_msg(at && !strstr(at + 1, from), "'%s' is not in the tiny file once", from);
+    size_t head = (size_t)(at - tiny_json), nf = strlen(from), tail = strlen(at + nf);
+    char *s = malloc(head + nt + tail + 1);
+    memcpy(s, tiny_json, head);
+    memcpy(s + head, to, nt);
+    memcpy(s + head + nt, at + nf, tail + 1);
+    *len = head + nt + tail;
+    return s;
+}
+static char *tiny_with(const char *from, const char *to, size_t *len) {
+    return tiny_with_n(from, to, strlen(to), len);
+}
+
+START_TEST(nul_in_the_file) {
+    /* cJSON would end the string "a\u0000b" at the NUL, silently: refused instead */
+    Tokenizer tok;
+    Error err;
+    size_t len;
+    char *text = tiny_with("\"abc\": 257", "\"a\\u0000bc\": 257", &len);
+    ck_assert(!tok_load_json(&tok, text, len, "nul.json", &err));
+    ck_assert_msg(strstr(err.msg, "nul.json: line ") && strstr(err.msg, "a string holds \\u0000 (U+0000)"),
+                  "%s", err.msg);
+    free(text);
+    /* a raw NUL byte anywhere (here between two keys) is not JSON */
+    text = tiny_with_n("\"abc\": 257,", "\"abc\": 257,\n\0", 13, &len);
+    ck_assert(!tok_load_json(&tok, text, len, "nul.json", &err));
+    ck_assert_msg(strstr(err.msg, "a NUL byte, which JSON does not allow"), "%s", err.msg);
+    free(text);
+    /* but an escaped backslash followed by u0000 is six ordinary characters */
+    text = tiny_with("\"abc\": 257,", "\"abc\": 257, \"\\\\u0000\": 271,", &len);
+    ck_assert_msg(tok_load_json(&tok, text, len, "backslash.json", &err), "%s", err.msg);
+    ck_assert_int_eq(tok_token_id(&tok, "\\u0000"), 271);
+    tok_free(&tok);
+    free(text);
+}
+END_TEST
+
+START_TEST(tokens_that_are_not_byte_level) {
+    /* a vocabulary string with a character outside the byte-level table decodes
+     * to its own UTF-8 bytes, as Hugging Face's ByteLevel decoder does */
+    Tokenizer tok;
+    Error err;
+    size_t len;
+    char *text = tiny_with("\"abc\": 257,", "\"abc\": 257, \"a中\": 271,", &len);
+    ck_assert_msg(tok_load_json(&tok, text, len, "raw.json", &err), "%s", err.msg);
+    free(text);
+    unsigned char buf[8];
+    ck_assert_int_eq(tok_token_bytes(&tok, 271, buf, sizeof buf), 4);
+    ck_assert(memcmp(buf, "a中", 4) == 0);
+    ck_assert_int_eq(tok_token_bytes(&tok, 271, buf, 2), 2); /* cut to the room given */
+    ck_assert_int_eq(tok_token_bytes(&tok, 271, NULL, 0), 0);
+    int ids[] = {'x', 271, 0xE4}; /* the last one: a byte that starts a character, alone */
+    char *s = tok_decode(&tok, ids, 3, &len, &err);
+    ck_assert_msg(s, "%s", err.msg);
+    ck_assert_str_eq(s, "xa中\uFFFD");
+    free(s);
+    tok_free(&tok);
+
+    /* a string listed both as a vocabulary entry and as an added token, with the
+     * same id, is one token (some files do this): it loads, and round-trips */
+    cJSON *root = cJSON_Parse(tiny_json);
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "added_tokens"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(first, "id", cJSON_CreateNumber(AB));
+    cJSON_ReplaceItemInObjectCaseSensitive(first, "content", cJSON_CreateString("ab"));
+    text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    ck_assert_msg(tok_load_json(&tok, text, strlen(text), "both.json", &err), "%s", err.msg);
+    free(text);
+    ck_assert_ptr_nonnull(tok_added(&tok, AB));
+    expect_ids(&tok, "xabc", 4, 3, 'x', AB, 'c'); /* cut out whole, before the BPE could make abc */
+    s = tok_decode(&tok, (int[]){AB}, 1, &len, &err);
+    ck_assert_str_eq(s, "ab");
+    free(s);
+    tok_free(&tok);
 }
 END_TEST
 
@@ -481,6 +601,52 @@ START_TEST(pair_merges_same_as_strings) {
 }
 END_TEST
 
+/* ---- what tok_load refuses to read: anything but a regular file ---- */
+
+START_TEST(not_a_regular_file) {
+    char dir[] = "/tmp/tok-kinds.XXXXXX";
+    ck_assert(mkdtemp(dir));
+    char fifo[64], loop[64], big[64];
+    snprintf(fifo, sizeof fifo, "%s/fifo.json", dir);
+    snprintf(loop, sizeof loop, "%s/loop.json", dir);
+    snprintf(big, sizeof big, "%s/big.json", dir);
+    ck_assert(mkfifo(fifo, 0600) == 0);
+    ck_assert(symlink(loop, loop) == 0);          /* a link to itself */
+    int fd = open(big, O_CREAT | O_WRONLY, 0600); /* sparse: no disk space used */
+    ck_assert(fd >= 0 && ftruncate(fd, (off_t)TOK_MAX_FILE_BYTES + 1) == 0);
+    close(fd);
+
+    Tokenizer tok;
+    Error err;
+    /* a FIFO: opening it to read would wait for a writer forever (the test's timeout says so) */
+    ck_assert(!tok_load(&tok, fifo, &err));
+    ck_assert_msg(strstr(err.msg, fifo) &&
+                      strstr(err.msg, "is a named pipe (FIFO), not a tokenizer.json file"),
+                  "%s", err.msg);
+    ck_assert(!tok_load(&tok, dir, &err));
+    ck_assert_msg(strstr(err.msg, dir) && strstr(err.msg, "is a directory"), "%s", err.msg);
+    ck_assert(!tok_load(&tok, "/dev/null", &err));
+    ck_assert_msg(strstr(err.msg, "/dev/null is a character device"), "%s", err.msg);
+    ck_assert(!tok_load(&tok, loop, &err));
+    ck_assert_msg(strstr(err.msg, loop) && strstr(err.msg, "symbolic links"), "%s", err.msg);
+    /* the size is checked before anything is allocated or read */
+    ck_assert(!tok_load(&tok, big, &err));
+    ck_assert_msg(
+        strstr(err.msg, "big.json is 536870913 bytes; a tokenizer.json of more than 512 MiB is refused"),
+        "%s", err.msg);
+    /* and a symlink to a good file is read as the file */
+    unlink(loop);
+    ck_assert(symlink(TINY, loop) == 0);
+    ck_assert_msg(tok_load(&tok, loop, &err), "%s", err.msg);
+    ck_assert_int_eq(tok.n_ids, 271);
+    tok_free(&tok);
+    unlink(fifo);
+    unlink(loop);
+    unlink(big);
+    rmdir(dir);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tokenizer (hand-made file)");
     TCase *tc = tcase_create("encode");
@@ -507,6 +673,9 @@ int main(void) {
     tcase_add_unchecked_fixture(bad, read_tiny_json, NULL);
     tcase_add_test(bad, bad_files);
     tcase_add_test(bad, pair_merges_same_as_strings);
+    tcase_add_test(bad, nul_in_the_file);
+    tcase_add_test(bad, tokens_that_are_not_byte_level);
+    tcase_add_test(bad, not_a_regular_file);
     tcase_set_timeout(bad, 30);
     suite_add_tcase(s, bad);
 

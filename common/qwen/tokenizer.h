@@ -95,9 +95,17 @@ typedef struct {
     TokTables *tables;
 } Tokenizer;
 
+/* A tokenizer.json may come from anywhere, so everything in it is checked when
+ * it is loaded: every token and merge string must be non-empty UTF-8, ids must
+ * be numbered from 0, no two entries may share an id or a string, and a file
+ * with U+0000 in a string (which the JSON reader would cut short there) or of
+ * more than TOK_MAX_FILE_BYTES is refused. Only a regular file is read: a
+ * directory, a FIFO or a device is named as such, never waited on. */
+#define TOK_MAX_FILE_BYTES (512 << 20)
+
 /* Reads a tokenizer.json. On failure returns false with one line in err naming
- * the file and the problem (missing file, invalid JSON, not a tokenizer, an
- * unsupported model or step). */
+ * the file and the problem (missing file, not a regular file, invalid JSON, not
+ * a tokenizer, an unsupported model or step, a bad entry). */
 bool tok_load(Tokenizer *tok, const char *path, Error *err);
 /* The same from JSON text already in memory; name is used in messages. */
 bool tok_load_json(Tokenizer *tok, const char *json, size_t len, const char *name, Error *err);
