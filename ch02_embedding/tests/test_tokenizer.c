@@ -647,6 +647,141 @@ START_TEST(not_a_regular_file) {
 }
 END_TEST
 
+/* ---- the split regex on a budget (tokenizer.h: "How long a regex may take") ---- */
+
+/* The tiny file with another split regex. */
+static Tokenizer with_regex(const char *regex) {
+    cJSON *root = cJSON_Parse(tiny_json);
+    cJSON *split =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+                               cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer"), "pretokenizers"),
+                           0);
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(split, "pattern"), "Regex",
+                                           cJSON_CreateString(regex));
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    Tokenizer tok;
+    Error err;
+    ck_assert_msg(tok_load_json(&tok, text, strlen(text), "regex.json", &err), "%s", err.msg);
+    free(text);
+    return tok;
+}
+
+/* `unit` n times, then `tail`; *len receives the length. */
+static char *repeat(const char *unit, int n, const char *tail, size_t *len) {
+    size_t nu = strlen(unit), nt = strlen(tail);
+    char *s = malloc(nu * (size_t)n + nt + 1);
+    for (int i = 0; i < n; i++) memcpy(s + nu * (size_t)i, unit, nu);
+    memcpy(s + nu * (size_t)n, tail, nt + 1);
+    *len = nu * (size_t)n + nt;
+    return s;
+}
+
+/* Encoding must fail with a message that contains every fragment given. */
+static void expect_regex_refused(const Tokenizer *tok, const char *text, size_t len, const char *want1,
+                                 const char *want2) {
+    TokenIds ids = {0};
+    Error err;
+    double t0 = now_seconds();
+    ck_assert_msg(!tok_encode(tok, text, len, &ids, &err), "encoded, expected: %s", want1);
+    double seconds = now_seconds() - t0;
+    ck_assert_msg(strstr(err.msg, "regex.json: the Split regex is too ") && strstr(err.msg, want1) &&
+                      strstr(err.msg, want2),
+                  "message \"%s\" lacks \"%s\" or \"%s\"", err.msg, want1, want2);
+    ck_assert_ptr_null(strchr(err.msg, '\n'));
+    ck_assert_msg(seconds < 1, "stopped only after %.2f s", seconds);
+    tok_ids_free(&ids);
+}
+
+START_TEST(crafted_regex_is_stopped) {
+    /* (a|aa)+$ has Fibonacci-many ways to cut a run of a's, and tries them all
+     * when the run is not at the end: Oniguruma's default limit (10 million
+     * steps per match) lets each search take a tenth of a second or so, and a
+     * text of many short runs take minutes. */
+    Tokenizer tok = with_regex("(a|aa)+$");
+    size_t len;
+    char *text = repeat("a", 5000, "b", &len); /* one long run: the stack runs out first */
+    expect_regex_refused(&tok, text, len, "memory-hungry for this text", "(the limit is 2 per byte + 4096)");
+    free(text);
+    text = repeat("aaaaaaaaaaaaaaaaaaaaaaaaab", 200, "", &len); /* many runs: too many steps */
+    expect_regex_refused(&tok, text, len, "slow for this text: more than",
+                         "(the limit is 16 per byte + 128)");
+    free(text);
+    tok_free(&tok);
+
+    /* The budget is per byte a search covers, not per search: here every search
+     * fails through a run of 7 a's (a few hundred steps) and then matches the b,
+     * so a limit per search alone (however small, as long as b still matches)
+     * would let a long text through, at hundreds of steps per byte. The cheap
+     * b's at the end make sure the text is not refused only there, where the
+     * rest of the text is short. */
+    tok = with_regex("(a|aa)+$|b");
+    char *runs = repeat("aaaaaaab", 2000, "", &len);
+    char *tail = repeat("b", 20000, "", &len);
+    text = malloc(strlen(runs) + strlen(tail) + 1);
+    len = (size_t)sprintf(text, "%s%s", runs, tail);
+    expect_regex_refused(&tok, text, len, "for 8 bytes", "(the limit is 16 per byte + 128)");
+    free(runs);
+    free(tail);
+    free(text);
+    /* ... while short runs are cheap enough, and come out right */
+    text = repeat("aab", 1000, "", &len);
+    TokenIds ids = {0};
+    Error err;
+    ck_assert_msg(tok_encode(&tok, text, len, &ids, &err), "%s", err.msg);
+    ck_assert_int_eq(ids.n, 2000); /* "aab" is the gap "aa" (one AA) and the match "b" */
+    for (int i = 0; i < ids.n; i++) ck_assert_int_eq(ids.ids[i], i % 2 ? 'b' : AA);
+    tok_ids_free(&ids);
+    free(text);
+    tok_free(&tok);
+}
+END_TEST
+
+START_TEST(long_runs_get_their_ids) {
+    /* Ten million spaces and an "a": the regex's \s*[\r\n]+ backtracks through
+     * the whole run before \s+(?!\S) matches it, about 10 million steps, which
+     * is past Oniguruma's default limit per match (Hugging Face's tokenizer stops
+     * there). The budget grows with the text, so the exact ids come out: the
+     * tiny file has no merge of spaces, so one id 32 per space, and the last
+     * space goes with the word: " a" is SPACE_A. */
+    size_t len;
+    char *text = repeat(" ", 10000000, "a", &len);
+    TokenIds ids = {0};
+    Error err;
+    double t0 = now_seconds();
+    ck_assert_msg(tok_encode(&tiny, text, len, &ids, &err), "%s", err.msg);
+    fprintf(stderr, "10,000,000 spaces + a: %d ids in %.2f s\n", ids.n, now_seconds() - t0);
+    ck_assert_int_eq(ids.n, 10000000);
+    for (int i = 0; i < ids.n - 1; i++)
+        if (ids.ids[i] != ' ') ck_abort_msg("id %d is %d, expected 32", i, ids.ids[i]);
+    ck_assert_int_eq(ids.ids[ids.n - 1], SPACE_A);
+    tok_ids_free(&ids);
+    free(text);
+
+    /* A long word: one piece past the base stack budget, merged all the way
+     * (a a -> aa, aa aa -> aaaa: 100,000 a's are 25,000 aaaa). */
+    text = repeat("a", 100000, "", &len);
+    ck_assert_msg(tok_encode(&tiny, text, len, &ids, &err), "%s", err.msg);
+    ck_assert_int_eq(ids.n, 25000);
+    for (int i = 0; i < ids.n; i++) ck_assert_int_eq(ids.ids[i], AAAA);
+    tok_ids_free(&ids);
+    free(text);
+}
+END_TEST
+
+START_TEST(text_size_limit) {
+    size_t len = (size_t)TOK_MAX_TEXT_BYTES + 1;
+    char *text = malloc(len);
+    memset(text, 'x', len);
+    TokenIds ids = {0};
+    Error err;
+    ck_assert(!tok_encode(&tiny, text, len, &ids, &err));
+    ck_assert_msg(strstr(err.msg, "input text is 16777217 bytes; at most 16 MiB"), "%s", err.msg);
+    ck_assert_int_eq(ids.n, 0);
+    free(text);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tokenizer (hand-made file)");
     TCase *tc = tcase_create("encode");
@@ -666,6 +801,8 @@ int main(void) {
     tcase_add_test(tc, chat_template);
     tcase_add_test(tc, random_text_round_trips);
     tcase_add_test(tc, random_bytes_never_crash);
+    tcase_add_test(tc, long_runs_get_their_ids);
+    tcase_add_test(tc, text_size_limit);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
@@ -676,6 +813,7 @@ int main(void) {
     tcase_add_test(bad, nul_in_the_file);
     tcase_add_test(bad, tokens_that_are_not_byte_level);
     tcase_add_test(bad, not_a_regular_file);
+    tcase_add_test(bad, crafted_regex_is_stopped);
     tcase_set_timeout(bad, 30);
     suite_add_tcase(s, bad);
 

@@ -784,7 +784,8 @@ typedef struct {
     Candidate *heap;       /* [3 * cap] */
     int heap_n;
     OnigRegion *region;
-    Buf word; /* byte-level string of a piece (ignore_merges only) */
+    OnigMatchParam *mp; /* the limits of the current search */
+    Buf word;           /* byte-level string of a piece (ignore_merges only) */
 } Work;
 
 static void work_reserve(Work *w, int n) {
@@ -803,6 +804,7 @@ static void work_free(Work *w) {
     free(w->heap);
     free(w->word.p);
     if (w->region) onig_region_free(w->region, 1);
+    if (w->mp) onig_free_match_param(w->mp);
 }
 
 static bool cand_less(const Candidate *a, const Candidate *b) {
@@ -890,25 +892,94 @@ static void bpe_piece(const Tokenizer *tok, Work *w, const unsigned char *p, int
     for (int i = 0; i >= 0; i = w->next[i]) tok_ids_push(out, w->id[i]);
 }
 
+/* ---- the Split regex, on a budget (tokenizer.h: "How long a regex may take") ---- */
+
+static unsigned long retries_for(size_t bytes) {
+    return TOK_REGEX_RETRIES_BASE + TOK_REGEX_RETRIES_PER_BYTE * (unsigned long)bytes;
+}
+
+static unsigned int stack_for(size_t bytes) {
+    uint64_t n = TOK_REGEX_STACK_BASE + TOK_REGEX_STACK_PER_BYTE * (uint64_t)bytes;
+    return n < UINT_MAX ? (unsigned int)n : UINT_MAX;
+}
+
+static bool over_limit(int r) {
+    return r == ONIGERR_RETRY_LIMIT_IN_MATCH_OVER || r == ONIGERR_RETRY_LIMIT_IN_SEARCH_OVER ||
+           r == ONIGERR_MATCH_STACK_LIMIT_OVER;
+}
+
+/* One onig_search from str + pos, allowed what `bytes` bytes of text earn:
+ * Oniguruma's retry limits (per match and per search) and its stack limit. */
+static int search_with_budget(const Tokenizer *tok, Work *w, const OnigUChar *str, size_t n, size_t pos,
+                              size_t bytes) {
+    onig_set_retry_limit_in_match_of_match_param(w->mp, retries_for(bytes));
+    onig_set_retry_limit_in_search_of_match_param(w->mp, retries_for(bytes));
+    onig_set_match_stack_limit_size_of_match_param(w->mp, stack_for(bytes));
+    onig_region_clear(w->region);
+    return onig_search_with_param(tok->tables->regex, str, str + n, str + pos, str + n, w->region,
+                                  ONIG_OPTION_NONE, w->mp);
+}
+
+/* The next match at or after pos, held to the budget of the bytes the search
+ * covers: from pos to the end of its match (to the end of the text when there
+ * is none). That length is known only afterwards, so:
+ *   1. first with the budget of 0 bytes, enough for any ordinary search;
+ *   2. if that is not enough, with the budget of all the rest of the text;
+ *   3. if the match then ends before the end, once more with the budget of
+ *      the bytes it did cover: a search that needs more is refused.
+ * A limit only ever stops a search, it never changes what it finds, so the
+ * runs that finish give the same answer. Every accepted search has thus cost
+ * at most three runs of its own budget, and the whole text a fixed number of
+ * steps per byte, whatever the regex. Returns Oniguruma's result (a match
+ * position or ONIG_MISMATCH), or ONIGERR_* with the message in err. */
+static int search_next(const Tokenizer *tok, Work *w, const OnigUChar *str, size_t n, size_t pos,
+                       Error *err) {
+    size_t budget = 0;
+    int r = search_with_budget(tok, w, str, n, pos, budget);
+    if (over_limit(r)) {
+        budget = n - pos;
+        r = search_with_budget(tok, w, str, n, pos, budget);
+        if (r >= 0 && (size_t)w->region->end[0] - pos < budget) {
+            budget = (size_t)w->region->end[0] - pos;
+            r = search_with_budget(tok, w, str, n, pos, budget);
+        }
+    }
+    if (over_limit(r)) {
+        bool stack = r == ONIGERR_MATCH_STACK_LIMIT_OVER;
+        error_set(err,
+                  "%s: the Split regex is too %s for this text: more than %lu %s for %zu bytes (the limit "
+                  "is %d per byte + %d)",
+                  tok->path, stack ? "memory-hungry" : "slow",
+                  stack ? (unsigned long)stack_for(budget) : retries_for(budget),
+                  stack ? "backtracking stack entries" : "backtracking steps", budget,
+                  stack ? TOK_REGEX_STACK_PER_BYTE : TOK_REGEX_RETRIES_PER_BYTE,
+                  stack ? TOK_REGEX_STACK_BASE : TOK_REGEX_RETRIES_BASE);
+    } else if (r < 0 && r != ONIG_MISMATCH) {
+        OnigUChar msg[ONIG_MAX_ERROR_MESSAGE_LEN];
+        onig_error_code_to_str(msg, r);
+        error_set(err, "%s: the Split regex failed on the input: %s", tok->path, (const char *)msg);
+    }
+    return r;
+}
+
 /* Split (behavior Isolated): every regex match is a piece and so is every gap
  * between matches. Each search starts where the last match ended but sees the
  * whole segment, so a look-ahead such as (?!\S) sees what follows. */
 static bool split_and_bpe(const Tokenizer *tok, Work *w, const char *s, size_t n, TokenIds *out, Error *err) {
-    const OnigUChar *str = (const OnigUChar *)s, *end = str + n;
+    const OnigUChar *str = (const OnigUChar *)s;
     if (!w->region) w->region = onig_region_new();
+    if (!w->mp) {
+        w->mp = onig_new_match_param();
+        if (!w->mp) die("out of memory");
+        onig_initialize_match_param(w->mp);
+    }
     size_t pos = 0, prev = 0;
     bool had_match = false;
     size_t last_end = 0;
     while (pos <= n) {
-        onig_region_clear(w->region);
-        int r = onig_search(tok->tables->regex, str, end, str + pos, end, w->region, ONIG_OPTION_NONE);
+        int r = search_next(tok, w, str, n, pos, err);
         if (r == ONIG_MISMATCH) break;
-        if (r < 0) {
-            OnigUChar msg[ONIG_MAX_ERROR_MESSAGE_LEN];
-            onig_error_code_to_str(msg, r);
-            return error_set(err, "%s: the Split regex failed on the input: %s", tok->path,
-                             (const char *)msg);
-        }
+        if (r < 0) return false;
         size_t ms = (size_t)w->region->beg[0], me = (size_t)w->region->end[0];
         if (ms == me && had_match && last_end == me) {
             /* an empty match right after the last one: step over a character */
@@ -979,6 +1050,9 @@ static bool encode_stage(const Tokenizer *tok, Work *w, const char *s, size_t n,
 }
 
 bool tok_encode(const Tokenizer *tok, const char *text, size_t len, TokenIds *out, Error *err) {
+    if (len > TOK_MAX_TEXT_BYTES)
+        return error_set(err, "input text is %zu bytes; at most %d MiB are encoded at a time (split it up)",
+                         len, TOK_MAX_TEXT_BYTES >> 20);
     size_t bad;
     if (!utf8_check(text, len, &bad))
         return error_set(err, "input text is not valid UTF-8: byte 0x%02X at offset %zu",

@@ -111,12 +111,43 @@ bool tok_load(Tokenizer *tok, const char *path, Error *err);
 bool tok_load_json(Tokenizer *tok, const char *json, size_t len, const char *name, Error *err);
 void tok_free(Tokenizer *tok);
 
-/* Appends the ids of text[0..len) to out. Text must be UTF-8: anything else is
- * an error that gives the offset of the first bad byte. Empty text adds no ids. */
+/* How long a regex may take. The split regex comes from the file, and a
+ * backtracking engine can be made to take exponential time by a crafted
+ * pattern: `(a|aa)+$` tries every way of cutting a run of a's that is not at
+ * the end of the text, and there are exponentially many (with no limit,
+ * thirty a's and a "b" take half a second, forty take a minute). So every
+ * search is held to a budget: at most TOK_REGEX_RETRIES_PER_BYTE backtracking
+ * steps per byte it covers (from where it starts to where its match ends) plus
+ * TOK_REGEX_RETRIES_BASE, and at most TOK_REGEX_STACK_PER_BYTE entries of
+ * backtracking stack per byte plus TOK_REGEX_STACK_BASE (Oniguruma's retry
+ * limits per match and per search, and its match stack limit). Qwen's regex
+ * needs about one step and one entry per byte, so it never comes near; a
+ * search that needs more stops encoding with an error that names the limit,
+ * and whatever the regex, encoding costs a bounded number of steps per byte.
+ * Because the budget grows with the text, a run of ten million spaces still
+ * gets its exact ids, where the Oniguruma defaults (10 million steps per
+ * match) give up. Not bounded: a look-ahead that scans forward without
+ * backtracking, such as a(?=.*b) at every "a" (Oniguruma counts backtracking
+ * steps and stack, not forward ones), stays quadratic in the text. */
+#define TOK_REGEX_RETRIES_PER_BYTE 16
+#define TOK_REGEX_RETRIES_BASE     128
+#define TOK_REGEX_STACK_PER_BYTE   2
+#define TOK_REGEX_STACK_BASE       4096
+
+/* The longest text tok_encode takes in one call (16 MiB). The BPE of one piece
+ * needs about 50 bytes of memory per byte, so longer text is to be encoded in
+ * parts (e.g. line by line). */
+#define TOK_MAX_TEXT_BYTES (16 << 20)
+
+/* Appends the ids of text[0..len) to out. Text must be UTF-8 (U+0000 included,
+ * it is a character like any other): anything else is an error that gives the
+ * offset of the first bad byte. Empty text adds no ids. Also an error: text
+ * longer than TOK_MAX_TEXT_BYTES, and a split regex over its budget (above). */
 bool tok_encode(const Tokenizer *tok, const char *text, size_t len, TokenIds *out, Error *err);
 
 /* Ids back to text: a newly allocated, NUL-terminated UTF-8 string (*len bytes
- * without the terminator when len != NULL). A byte sequence that is not UTF-8 —
+ * without the terminator when len != NULL; the text itself may hold U+0000, so
+ * a caller that prints it uses the length). A byte sequence that is not UTF-8 —
  * ids that stop in the middle of a character — becomes U+FFFD, as in Hugging
  * Face's decode. An id that is no token is an error. */
 char *tok_decode(const Tokenizer *tok, const int *ids, int n, size_t *len, Error *err);
