@@ -17,13 +17,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <cJSON.h>
-
 #include "qwen/embedding.h"
 #include "qwen/model.h"
 #include "qwen/safetensors.h"
 #include "qwen/tokenizer.h"
 #include "workbook/demo.h"
+#include "workbook/jsonstr.h"
 #include "workbook/util.h"
 
 #define BOOK_SENTENCE "今天天气不错，我们去公园"
@@ -114,17 +113,8 @@ static int count_chars(const char *s) {
 
 /* ---- the scripting flags ------------------------------------------------- */
 
-/* cJSON ends a string at its first NUL, so "\u0000" would silently cut the
- * text short: refuse it instead. A backslash escapes the character after it. */
-static bool has_escaped_nul(const char *line) {
-    for (const char *p = line; *p; p++) {
-        if (*p != '\\') continue;
-        if (p[1] == 'u' && strncmp(p + 2, "0000", 4) == 0) return true;
-        if (p[1]) p++;
-    }
-    return false;
-}
-
+/* One JSON string per line -> one JSON id array per line. The line is decoded
+ * with its length (workbook/jsonstr.h), so "a\u0000b" is three characters. */
 static void encode_jsonl(const Tokenizer *tok, const char *path) {
     bool from_stdin = strcmp(path, "-") == 0;
     const char *name = from_stdin ? "stdin" : path;
@@ -137,19 +127,17 @@ static void encode_jsonl(const Tokenizer *tok, const char *path) {
     ssize_t len;
     while ((len = getline(&line, &cap, in)) >= 0) {
         n_line++;
-        cJSON *value = cJSON_ParseWithLength(line, (size_t)len);
-        if (!cJSON_IsString(value))
-            die("%s:%ld: not a JSON string (each line must be one, e.g. \"text\"; an empty text is \"\")",
-                name, n_line);
-        if (has_escaped_nul(line))
-            die("%s:%ld: the string contains U+0000, which cannot be passed on", name, n_line);
+        char *text;
+        size_t text_len;
+        if (!json_string_decode(line, (size_t)len, &text, &text_len, &err))
+            die("%s:%ld: not a JSON string (each line must be one, e.g. \"text\"; an empty text is \"\"): %s",
+                name, n_line, err.msg);
         TokenIds ids = {0};
-        if (!tok_encode(tok, value->valuestring, strlen(value->valuestring), &ids, &err))
-            die("%s:%ld: %s", name, n_line, err.msg);
+        if (!tok_encode(tok, text, text_len, &ids, &err)) die("%s:%ld: %s", name, n_line, err.msg);
         print_ids(stdout, ids.ids, ids.n, ",");
         putchar('\n');
         tok_ids_free(&ids);
-        cJSON_Delete(value);
+        free(text);
     }
     if (ferror(in)) die("cannot read %s", name);
     free(line);
@@ -361,9 +349,11 @@ int main(int argc, char **argv) {
         encode_jsonl(&tok, jsonl_path);
     } else if (decode_list) {
         TokenIds ids = parse_ids(decode_list);
-        char *s = tok_decode(&tok, ids.ids, ids.n, NULL, &err);
+        size_t len;
+        char *s = tok_decode(&tok, ids.ids, ids.n, &len, &err);
         if (!s) die("%s", err.msg);
-        printf("%s\n", s);
+        fwrite(s, 1, len, stdout); /* the text may hold U+0000 */
+        putchar('\n');
         free(s);
         tok_ids_free(&ids);
     } else if (chat) {

@@ -81,8 +81,23 @@ printf '"abc"\n\n' >"$tmp/bad2.jsonl"
 expect_error "jsonl empty line" "bad2.jsonl:2: not a JSON string" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad2.jsonl"
 printf '42\n' >"$tmp/bad3.jsonl"
 expect_error "jsonl number" "bad3.jsonl:1: not a JSON string" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad3.jsonl"
-printf '"a\\u0000b"\n' >"$tmp/bad4.jsonl"
-expect_error "jsonl U+0000" "contains U+0000" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad4.jsonl"
+# U+0000 is a character like any other: it encodes (byte 0 is id 0 in the tiny
+# file), and the lines around it too
+printf '"x"\n"a\\u0000b"\n"\\u0000"\n"\\u0000\\u0000ab"\n"<|im_start|>\\u0000"\n"y"\n' >"$tmp/nul.jsonl"
+printf '[120]\n[97,0,98]\n[0]\n[0,0,256]\n[265,0]\n[121]\n' >"$tmp/nul_want.jsonl"
+"$demo" --tokenizer $tiny --encode-jsonl "$tmp/nul.jsonl" >"$tmp/nul_got.jsonl" 2>"$tmp/err" || fail "jsonl U+0000 exited non-zero: $(cat "$tmp/err")"
+if cmp -s "$tmp/nul_want.jsonl" "$tmp/nul_got.jsonl"; then echo "ok   jsonl U+0000 encodes, with the lines around it"; else fail "jsonl U+0000:"; diff "$tmp/nul_want.jsonl" "$tmp/nul_got.jsonl"; fi
+# --decode prints the NUL too (od shows each byte)
+expect "decode U+0000" "$(printf 'a\0b\n' | od -An -c)" "$("$demo" --tokenizer $tiny --decode 97,0,98 | od -An -c)"
+# what is not a JSON string, now read without cJSON: raw control characters, lone surrogates, bad escapes
+printf '"ok"\n"a\tb"\n' >"$tmp/bad6.jsonl"
+expect_error "jsonl raw tab" "bad6.jsonl:2: not a JSON string" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad6.jsonl"
+printf '"\\ud83d"\n' >"$tmp/bad7.jsonl"
+expect_error "jsonl lone surrogate" "bad7.jsonl:1: not a JSON string .*: .uD83D at byte 1 is the first half of a surrogate pair" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad7.jsonl"
+printf '"\\x41"\n' >"$tmp/bad8.jsonl"
+expect_error "jsonl unknown escape" "bad8.jsonl:1: not a JSON string" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad8.jsonl"
+printf '"a" "b"\n' >"$tmp/bad9.jsonl"
+expect_error "jsonl two strings" "more after the closing quote" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad9.jsonl"
 printf '"ok"\n"bad \377 byte"\n' >"$tmp/bad5.jsonl"
 expect_error "jsonl invalid UTF-8" "bad5.jsonl:2: input text is not valid UTF-8: byte 0xFF at offset 4" \
     "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad5.jsonl"

@@ -136,6 +136,20 @@ END_TEST
 START_TEST(nul_byte_is_text) {
     /* U+0000 is valid UTF-8; with an explicit length it is a byte like any other */
     expect_ids(&tiny, "a\0b", 3, 3, 'a', 0, 'b');
+    expect_ids(&tiny, "\0", 1, 1, 0);
+    expect_ids(&tiny, "\0\0ab\0", 5, 4, 0, 0, AB, 0);
+    /* ... also on the way through NFC (non-ASCII text): a + U+0308 on both sides */
+    expect_ids(&tiny, "a\xCC\x88\0a\xCC\x88", 7, 3, A_UMLAUT, 0, A_UMLAUT);
+    expect_ids(&tiny, "<|im_start|>\0<|im_end|>", 23, 3, IM_START, 0, IM_END);
+    /* and back: the decoded text holds the NUL, its length says so */
+    Error err;
+    size_t len = 99;
+    int ids[] = {'a', 0, 'b', IM_END};
+    char *s = tok_decode(&tiny, ids, 4, &len, &err);
+    ck_assert_msg(s, "%s", err.msg);
+    ck_assert_uint_eq(len, 13);
+    ck_assert(memcmp(s, "a\0b<|im_end|>", 14) == 0);
+    free(s);
 }
 END_TEST
 
