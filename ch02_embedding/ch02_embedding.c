@@ -23,9 +23,8 @@
 #include "qwen/tokenizer.h"
 #include "workbook/demo.h"
 #include "workbook/jsonstr.h"
+#include "workbook/sentence.h"
 #include "workbook/util.h"
-
-#define BOOK_SENTENCE "今天天气不错，我们去公园"
 
 static void usage(FILE *to) {
     fprintf(to,
@@ -142,27 +141,6 @@ static void encode_jsonl(const Tokenizer *tok, const char *path) {
     if (ferror(in)) die("cannot read %s", name);
     free(line);
     if (!from_stdin) fclose(in);
-}
-
-/* "1,2,3", "1 2 3" or "[1, 2, 3]" -> ids. */
-static TokenIds parse_ids(const char *s) {
-    TokenIds ids = {0};
-    const char *p = s;
-    while (*p == ' ') p++;
-    bool bracket = *p == '[';
-    if (bracket) p++;
-    for (;;) {
-        while (*p == ' ' || *p == ',') p++;
-        if (*p == '\0' || (bracket && *p == ']')) break;
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v < 0 || v > 1 << 30 || (*end && *end != ',' && *end != ' ' && *end != ']'))
-            die("--decode: '%s' is not a list of ids (e.g. 1,2,3)", s);
-        tok_ids_push(&ids, (int)v);
-        p = end;
-    }
-    if (bracket && *p != ']') die("--decode: '%s' has no closing ]", s);
-    return ids;
 }
 
 /* ---- the demo ------------------------------------------------------------ */
@@ -348,7 +326,10 @@ int main(int argc, char **argv) {
     } else if (jsonl_path) {
         encode_jsonl(&tok, jsonl_path);
     } else if (decode_list) {
-        TokenIds ids = parse_ids(decode_list);
+        /* The same parser as the other demos' --ids; whether each id is a token
+         * is for tok_decode to say, with the file's name. */
+        TokenIds ids;
+        if (!ids_parse_as("--decode", decode_list, 0, &ids, &err)) die("%s", err.msg);
         size_t len;
         char *s = tok_decode(&tok, ids.ids, ids.n, &len, &err);
         if (!s) die("%s", err.msg);

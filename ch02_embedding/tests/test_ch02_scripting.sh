@@ -105,6 +105,17 @@ expect_error "jsonl missing file" "no-such.jsonl" "$demo" --tokenizer $tiny --en
 expect_error "encode invalid UTF-8" "not valid UTF-8" "$demo" --tokenizer $tiny --encode "$(printf 'x\300\257')"
 expect_error "decode unknown id" "id 271 is not a token" "$demo" --tokenizer $tiny --decode 1,271
 expect_error "decode not ids" "is not a list of ids" "$demo" --tokenizer $tiny --decode 1,x
+# --decode reads ids with the one parser the other demos' --ids use (workbook/sentence.h)
+expect_error "decode empty item" "--decode: expected a token id at ',2' in '1,,2'" "$demo" --tokenizer $tiny --decode 1,,2
+expect_error "decode nothing" "--decode: expected a token id at the end of ''" "$demo" --tokenizer $tiny --decode ""
+expect_error "decode trailing comma" "--decode: expected a token id at the end of '1,'" "$demo" --tokenizer $tiny --decode 1,
+expect_error "decode spaces only between" "--decode: expected ',' or the end at '2'" "$demo" --tokenizer $tiny --decode "1 2"
+expect_error "decode signed" "--decode: expected a token id at '+5'" "$demo" --tokenizer $tiny --decode "1,+5"
+expect_error "decode negative" "--decode: token id -1 is negative" "$demo" --tokenizer $tiny --decode "-1"
+expect_error "decode huge" "--decode: token id 99999999999 is too large" "$demo" --tokenizer $tiny --decode 99999999999
+expect_error "decode empty list" "--decode: no token ids in" "$demo" --tokenizer $tiny --decode "[]"
+expect_error "decode unclosed list" "--decode: expected ',' or the end of the list" "$demo" --tokenizer $tiny --decode "[97, 98"
+expect "decode spaces around" "ab" "$("$demo" --tokenizer $tiny --decode " [ 97 , 98 ] ")"
 expect_error "unknown flag" "unknown option '--frobnicate'" "$demo" --frobnicate
 expect_error "flag without value" "--encode needs a value" "$demo" --tokenizer $tiny --encode
 expect_error "two modes" "one at a time" "$demo" --tokenizer $tiny --encode a --decode 1
