@@ -311,6 +311,74 @@ START_TEST(corpus_round_trip) {
 }
 END_TEST
 
+/* ---- long runs (tests/data/tokenizer_runs.jsonl) ---- */
+
+/* The text a line of tokenizer_runs.jsonl describes: strings, and [string, n] for n copies. */
+static char *runs_text(const cJSON *parts, size_t *len) {
+    char *text = NULL;
+    for (int pass = 0; pass < 2; pass++) { /* 1: the length, 2: the text */
+        size_t n = 0;
+        const cJSON *part;
+        cJSON_ArrayForEach(part, parts) {
+            const cJSON *s = cJSON_IsString(part) ? part : cJSON_GetArrayItem(part, 0);
+            int copies = cJSON_IsString(part) ? 1 : cJSON_GetArrayItem(part, 1)->valueint;
+            ck_assert(cJSON_IsString(s) && copies >= 0);
+            size_t k = strlen(s->valuestring);
+            for (int c = 0; c < copies; c++, n += k)
+                if (text) memcpy(text + n, s->valuestring, k);
+        }
+        if (!text) text = xmalloc(n + 1);
+        text[n] = '\0';
+        *len = n;
+    }
+    return text;
+}
+
+/* ids equal the run-length list want ([[id, count], ...]) */
+static bool same_runs(const TokenIds *ids, const cJSON *want) {
+    int at = 0;
+    const cJSON *run;
+    cJSON_ArrayForEach(run, want) {
+        int id = cJSON_GetArrayItem(run, 0)->valueint, count = cJSON_GetArrayItem(run, 1)->valueint;
+        for (int k = 0; k < count; k++, at++)
+            if (at >= ids->n || ids->ids[at] != id) return false;
+    }
+    return at == ids->n;
+}
+
+START_TEST(long_runs) {
+    /* A million spaces, a hundred thousand newlines, digits, one Chinese piece
+     * of 99,000 bytes: far past Oniguruma's default limits, and all the BPE's
+     * merges on one long piece. Hugging Face's ids, run-length encoded. */
+    int n_runs, n_want;
+    cJSON **runs = read_jsonl(DATA "tokenizer_runs.jsonl", &n_runs);
+    cJSON **want = read_jsonl(DATA "tokenizer_runs_ids_qwen3.jsonl", &n_want);
+    ck_assert_int_eq(n_runs, n_want);
+    ck_assert_int_ge(n_runs, 13);
+    for (int i = 0; i < n_runs; i++) {
+        size_t len;
+        char *text = runs_text(runs[i], &len);
+        double t0 = now_seconds();
+        TokenIds ids = encode_n(&qwen3, text, len);
+        double seconds = now_seconds() - t0;
+        fprintf(stderr, "  tokenizer_runs.jsonl:%-2d %8zu bytes -> %7d ids in %.3f s\n", i + 1, len, ids.n,
+                seconds);
+        ck_assert_msg(same_runs(&ids, want[i]), "tokenizer_runs.jsonl:%d: not the reference's ids", i + 1);
+        Error err;
+        size_t back_len;
+        char *back = tok_decode(&qwen3, ids.ids, ids.n, &back_len, &err);
+        ck_assert_msg(back && back_len == len && memcmp(back, text, len) == 0, "line %d does not decode back",
+                      i + 1);
+        free(back);
+        tok_ids_free(&ids);
+        free(text);
+    }
+    for (int i = 0; i < n_runs; i++) cJSON_Delete(runs[i]), cJSON_Delete(want[i]);
+    free(runs);
+    free(want);
+}
+END_TEST
+
 START_TEST(chat_prompt_ids) {
     /* spec table row 8 followed by the empty thinking block:
      * <think> \n\n </think> \n\n */
@@ -357,6 +425,7 @@ int main(void) {
     tcase_add_test(tc, corpus_round_trip);
     tcase_add_test(tc, chat_prompt_ids);
     tcase_add_test(tc, decode_unknown_ids);
+    tcase_add_test(tc, long_runs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
