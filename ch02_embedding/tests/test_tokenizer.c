@@ -415,6 +415,14 @@ static void set_bad_regex(cJSON *r) {
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(split, "pattern"), "Regex",
                                            cJSON_CreateString("(\\p{L}+"));
 }
+static void set_regex_not_utf8(cJSON *r) {
+    cJSON *split =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+                               cJSON_GetObjectItemCaseSensitive(r, "pre_tokenizer"), "pretokenizers"),
+                           0);
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(split, "pattern"), "Regex",
+                                           cJSON_CreateString("\\s+|\xE4"));
+}
 static void set_merge_unknown(cJSON *r) {
     cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(model_of(r), "merges"), cJSON_CreateString("x yz"));
 }
@@ -485,6 +493,7 @@ START_TEST(bad_files) {
     expect_edit_error(set_nfkc, "normalizer NFKC is not supported");
     expect_edit_error(set_metaspace, "pre-tokenizer Metaspace is not supported");
     expect_edit_error(set_bad_regex, "Split regex does not compile");
+    expect_edit_error(set_regex_not_utf8, "the Split regex is not valid UTF-8");
     expect_edit_error(set_merge_unknown, "\"yz\" is not in model.vocab");
     expect_edit_error(set_merge_malformed, "model.merges[9] is neither");
     expect_edit_error(drop_byte, "no token for byte 0x7A");

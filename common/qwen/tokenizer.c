@@ -329,6 +329,8 @@ static bool load_pre_step(Tokenizer *tok, const cJSON *step, bool *byte_level, E
         if (tok->split_regex || *byte_level)
             return error_set(err, "%s: pre_tokenizer: only one Split, before ByteLevel, is supported",
                              tok->path);
+        if (!utf8_check(regex->valuestring, strlen(regex->valuestring), NULL))
+            return error_set(err, "%s: the Split regex is not valid UTF-8", tok->path);
         tok->split_regex = xstrdup(regex->valuestring);
         return true;
     }
