@@ -45,6 +45,8 @@ END_TEST
 START_TEST(test_parse_strict) {
     parses_to("1\t,\n2", (int[]){1, 2}, 2); /* any white space between */
     parses_to("007", (int[]){7}, 1);
+    parses_to("0", (int[]){0}, 1);
+    parses_to("00000000000000000000000000009,0", (int[]){9, 0}, 2); /* zeros do not count as digits */
     parses_to("[5]", (int[]){5}, 1);
     refuses("+5", "expected a token id at '+5'");
     refuses("1,+5", "expected a token id at '+5' in '1,+5'");

@@ -30,10 +30,14 @@ bool ids_parse_as(const char *flag, const char *text, int vocab, TokenIds *out, 
     if (bracket && *p == ']') return error_set(err, "%s: no token ids in '%.60s'", flag, text); /* "[]" */
     for (;;) {
         while (isspace((unsigned char)*p)) p++;
-        /* an id: decimal digits, nothing else (a '-' only to say the id is out of range) */
+        /* an id: decimal digits, nothing else (a '-' only to say the id is out of
+         * range); leading zeros are allowed, more than 12 digits after them are
+         * not an id at all */
         const char *digits = *p == '-' ? p + 1 : p, *end = digits;
+        while (*end == '0' && isdigit((unsigned char)end[1])) end++;
+        const char *significant = end;
         long long v = 0;
-        while (isdigit((unsigned char)*end) && end - digits < 12) v = v * 10 + (*end++ - '0');
+        while (isdigit((unsigned char)*end) && end - significant < 12) v = v * 10 + (*end++ - '0');
         if (end == digits || isdigit((unsigned char)*end)) {
             tok_ids_free(out);
             return error_set(err,
