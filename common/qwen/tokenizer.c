@@ -786,8 +786,11 @@ typedef struct {
     Candidate *heap;       /* [3 * cap] */
     int heap_n;
     OnigRegion *region;
-    OnigMatchParam *mp; /* the limits of the current search */
-    Buf word;           /* byte-level string of a piece (ignore_merges only) */
+    OnigMatchParam *mp;         /* the limits of the current search */
+    unsigned long budget;       /* backtracking steps the rest of the text may take */
+    unsigned long budget_total; /* ... and the whole text, for messages */
+    size_t text_bytes;          /* the text's length, for messages */
+    Buf word;                   /* byte-level string of a piece (ignore_merges only) */
 } Work;
 
 static void work_reserve(Work *w, int n) {
@@ -896,72 +899,70 @@ static void bpe_piece(const Tokenizer *tok, Work *w, const unsigned char *p, int
 
 /* ---- the Split regex, on a budget (tokenizer.h: "How long a regex may take") ---- */
 
-static unsigned long retries_for(size_t bytes) {
-    return TOK_REGEX_RETRIES_BASE + TOK_REGEX_RETRIES_PER_BYTE * (unsigned long)bytes;
-}
-
-static unsigned int stack_for(size_t bytes) {
-    uint64_t n = TOK_REGEX_STACK_BASE + TOK_REGEX_STACK_PER_BYTE * (uint64_t)bytes;
-    return n < UINT_MAX ? (unsigned int)n : UINT_MAX;
-}
-
 static bool over_limit(int r) {
     return r == ONIGERR_RETRY_LIMIT_IN_MATCH_OVER || r == ONIGERR_RETRY_LIMIT_IN_SEARCH_OVER ||
            r == ONIGERR_MATCH_STACK_LIMIT_OVER;
 }
 
-/* One onig_search from str + pos, allowed what `bytes` bytes of text earn:
- * Oniguruma's retry limits (per match and per search) and its stack limit. */
-static int search_with_budget(const Tokenizer *tok, Work *w, const OnigUChar *str, size_t n, size_t pos,
-                              size_t bytes) {
-    onig_set_retry_limit_in_match_of_match_param(w->mp, retries_for(bytes));
-    onig_set_retry_limit_in_search_of_match_param(w->mp, retries_for(bytes));
-    onig_set_match_stack_limit_size_of_match_param(w->mp, stack_for(bytes));
+/* One onig_search from str + pos with these limits: Oniguruma's retry limits
+ * (per match and per search) and its stack limit. */
+static int search_limited(const Tokenizer *tok, Work *w, const OnigUChar *str, size_t n, size_t pos,
+                          unsigned long steps, unsigned int stack) {
+    onig_set_retry_limit_in_match_of_match_param(w->mp, steps);
+    onig_set_retry_limit_in_search_of_match_param(w->mp, steps);
+    onig_set_match_stack_limit_size_of_match_param(w->mp, stack);
     onig_region_clear(w->region);
     return onig_search_with_param(tok->tables->regex, str, str + n, str + pos, str + n, w->region,
                                   ONIG_OPTION_NONE, w->mp);
 }
 
-/* The next match at or after pos, held to the budget of the bytes the search
- * covers: from pos to the end of its match (to the end of the text when there
- * is none). That length is known only afterwards, so:
- *   1. first with the budget of 0 bytes, enough for any ordinary search;
- *   2. if that is not enough, with the budget of all the rest of the text;
- *   3. if the match then ends before the end, once more with the budget of
- *      the bytes it did cover: a search that needs more is refused.
- * A limit only ever stops a search, it never changes what it finds, so the
- * runs that finish give the same answer. Every accepted search has thus cost
- * at most three runs of its own budget, and the whole text a fixed number of
- * steps per byte, whatever the regex. Returns Oniguruma's result (a match
- * position or ONIG_MISMATCH), or ONIGERR_* with the message in err. */
+/* The next match at or after pos, paid for from the text's budget of steps
+ * (w->budget). How many steps a search takes is known only as "fewer than its
+ * limit", so it runs with a small limit first, then with twice as much, and so
+ * on up to what is left; it pays the limit it finished under, at most twice
+ * what it took (or TOK_REGEX_FIRST_STEPS for a cheap search). The stack limit
+ * grows with it, so that a failed run also stops early when it only pushes
+ * (\s* over a long run of spaces), up to a bound that keeps the memory in
+ * proportion to the text. A limit only ever stops a search, it never changes
+ * what it finds, so the run that finishes gives the answer. Returns
+ * Oniguruma's result (a match position or ONIG_MISMATCH), or ONIGERR_* with
+ * the message in err. */
 static int search_next(const Tokenizer *tok, Work *w, const OnigUChar *str, size_t n, size_t pos,
                        Error *err) {
-    size_t budget = 0;
-    int r = search_with_budget(tok, w, str, n, pos, budget);
-    if (over_limit(r)) {
-        budget = n - pos;
-        r = search_with_budget(tok, w, str, n, pos, budget);
-        if (r >= 0 && (size_t)w->region->end[0] - pos < budget) {
-            budget = (size_t)w->region->end[0] - pos;
-            r = search_with_budget(tok, w, str, n, pos, budget);
+    uint64_t cap = TOK_REGEX_STACK_BASE + TOK_REGEX_STACK_PER_BYTE * (uint64_t)(n - pos);
+    if (cap > UINT_MAX) cap = UINT_MAX;
+    unsigned long limit = w->budget < TOK_REGEX_FIRST_STEPS ? w->budget : TOK_REGEX_FIRST_STEPS;
+    for (;;) {
+        unsigned int stack = limit < cap ? (unsigned int)limit : (unsigned int)cap;
+        int r = limit > 0 ? search_limited(tok, w, str, n, pos, limit, stack)
+                          : ONIGERR_RETRY_LIMIT_IN_SEARCH_OVER;
+        if (!over_limit(r)) {
+            w->budget -= limit;
+            if (r < 0 && r != ONIG_MISMATCH) {
+                OnigUChar msg[ONIG_MAX_ERROR_MESSAGE_LEN];
+                onig_error_code_to_str(msg, r);
+                error_set(err, "%s: the Split regex failed on the input: %s", tok->path, (const char *)msg);
+            }
+            return r;
         }
+        if (r == ONIGERR_MATCH_STACK_LIMIT_OVER && stack == cap) {
+            error_set(
+                err,
+                "%s: the Split regex needs too much memory for this text: more than %u backtracking stack "
+                "entries for the last %zu bytes (the limit is %d per byte + %d)",
+                tok->path, stack, n - pos, TOK_REGEX_STACK_PER_BYTE, TOK_REGEX_STACK_BASE);
+            return r;
+        }
+        if (limit == w->budget) {
+            error_set(
+                err,
+                "%s: the Split regex is too slow for this text: more than %lu backtracking steps for %zu "
+                "bytes (the limit is %d per byte + %d)",
+                tok->path, w->budget_total, w->text_bytes, TOK_REGEX_STEPS_PER_BYTE, TOK_REGEX_STEPS_BASE);
+            return ONIGERR_RETRY_LIMIT_IN_SEARCH_OVER;
+        }
+        limit = limit <= w->budget / 2 ? 2 * limit : w->budget;
     }
-    if (over_limit(r)) {
-        bool stack = r == ONIGERR_MATCH_STACK_LIMIT_OVER;
-        error_set(err,
-                  "%s: the Split regex is too %s for this text: more than %lu %s for %zu bytes (the limit "
-                  "is %d per byte + %d)",
-                  tok->path, stack ? "memory-hungry" : "slow",
-                  stack ? (unsigned long)stack_for(budget) : retries_for(budget),
-                  stack ? "backtracking stack entries" : "backtracking steps", budget,
-                  stack ? TOK_REGEX_STACK_PER_BYTE : TOK_REGEX_RETRIES_PER_BYTE,
-                  stack ? TOK_REGEX_STACK_BASE : TOK_REGEX_RETRIES_BASE);
-    } else if (r < 0 && r != ONIG_MISMATCH) {
-        OnigUChar msg[ONIG_MAX_ERROR_MESSAGE_LEN];
-        onig_error_code_to_str(msg, r);
-        error_set(err, "%s: the Split regex failed on the input: %s", tok->path, (const char *)msg);
-    }
-    return r;
 }
 
 /* Split (behavior Isolated): every regex match is a piece and so is every gap
@@ -1060,6 +1061,8 @@ bool tok_encode(const Tokenizer *tok, const char *text, size_t len, TokenIds *ou
         return error_set(err, "input text is not valid UTF-8: byte 0x%02X at offset %zu",
                          (unsigned char)text[bad], bad);
     Work w = {0};
+    w.text_bytes = len;
+    w.budget = w.budget_total = TOK_REGEX_STEPS_BASE + TOK_REGEX_STEPS_PER_BYTE * (unsigned long)len;
     bool ok = encode_stage(tok, &w, text, len, false, out, err);
     work_free(&w);
     return ok;

@@ -115,24 +115,27 @@ void tok_free(Tokenizer *tok);
  * backtracking engine can be made to take exponential time by a crafted
  * pattern: `(a|aa)+$` tries every way of cutting a run of a's that is not at
  * the end of the text, and there are exponentially many (with no limit,
- * thirty a's and a "b" take half a second, forty take a minute). So every
- * search is held to a budget: at most TOK_REGEX_RETRIES_PER_BYTE backtracking
- * steps per byte it covers (from where it starts to where its match ends) plus
- * TOK_REGEX_RETRIES_BASE, and at most TOK_REGEX_STACK_PER_BYTE entries of
- * backtracking stack per byte plus TOK_REGEX_STACK_BASE (Oniguruma's retry
- * limits per match and per search, and its match stack limit). Qwen's regex
- * needs about one step and one entry per byte, so it never comes near; a
- * search that needs more stops encoding with an error that names the limit,
- * and whatever the regex, encoding costs a bounded number of steps per byte.
- * Because the budget grows with the text, a run of ten million spaces still
- * gets its exact ids, where the Oniguruma defaults (10 million steps per
- * match) give up. Not bounded: a look-ahead that scans forward without
- * backtracking, such as a(?=.*b) at every "a" (Oniguruma counts backtracking
- * steps and stack, not forward ones), stays quadratic in the text. */
-#define TOK_REGEX_RETRIES_PER_BYTE 16
-#define TOK_REGEX_RETRIES_BASE     128
-#define TOK_REGEX_STACK_PER_BYTE   2
-#define TOK_REGEX_STACK_BASE       4096
+ * thirty a's and a "b" take half a second, forty take a minute). So the text
+ * gets a budget: TOK_REGEX_STEPS_PER_BYTE backtracking steps per byte plus
+ * TOK_REGEX_STEPS_BASE, for all the searches of its split together (one
+ * search may well look far ahead: at a newline before a run of spaces,
+ * \s*[\r\n]+ runs through the whole run and back, then matches one byte).
+ * Each search runs under Oniguruma's retry limits (per match and per search)
+ * and pays from the budget, and its backtracking stack is bounded by
+ * TOK_REGEX_STACK_PER_BYTE entries per byte of the text after it plus
+ * TOK_REGEX_STACK_BASE. Qwen's regex takes a few steps per byte (at most 24
+ * on any text tried, counted as the searches pay: a cheap search pays its
+ * first limit), so it never comes near; a regex that needs more stops
+ * encoding with an error that names the limit, and whatever the regex,
+ * encoding takes at most about twice the budget. Because the budget grows with the text, a run of ten million
+ * spaces still gets its exact ids, where the Oniguruma defaults (10 million steps per match) give up. Not
+ * bounded: a look-ahead that scans forward without backtracking, such as a(?=.*b) at every "a" (Oniguruma
+ * counts backtracking steps and stack, not forward ones), stays quadratic in the text. */
+#define TOK_REGEX_STEPS_PER_BYTE 64
+#define TOK_REGEX_STEPS_BASE     4096
+#define TOK_REGEX_FIRST_STEPS    8 /* a search's first limit, doubled until it is enough */
+#define TOK_REGEX_STACK_PER_BYTE 2
+#define TOK_REGEX_STACK_BASE     4096
 
 /* The longest text tok_encode takes in one call (16 MiB). The BPE of one piece
  * needs about 50 bytes of memory per byte, so longer text is to be encoded in
