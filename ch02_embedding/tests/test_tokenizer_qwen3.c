@@ -1,7 +1,7 @@
 /* The tokenizer on the real Qwen3 tokenizer.json (fetched by
  * fetch_qwen3_tokenizer.sh, sha256-checked), against ids that nobody on this
  * project computed:
- *   - the reference table of spec/tokenizer.md;
+ *   - a table of ids that Hugging Face's tokenizer gives for this file;
  *   - the corpus tests/data/tokenizer_corpus.jsonl, whose expected ids
  *     (tokenizer_ids_qwen3.jsonl, tokenizer_ids_qwen35_regex.jsonl) come from
  *     Hugging Face's JavaScript tokenizer (reference/make_tokenizer_golden.sh),
@@ -20,7 +20,7 @@
 #define DATA       REPO_ROOT "/ch02_embedding/tests/data/"
 #define QWEN3_JSON REPO_ROOT "/.cache/tokenizer-qwen3-3.7.2/tokenizer.json"
 
-/* As the strings read after JSON unescaping (spec/tokenizer.md). */
+/* The split regexes of Qwen3's and Qwen3.5's tokenizer.json, as the strings read after JSON unescaping. */
 static const char QWEN3_REGEX[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}"
                                   "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 static const char QWEN35_REGEX[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}"
@@ -99,7 +99,7 @@ START_TEST(file_facts) {
 }
 END_TEST
 
-/* spec/tokenizer.md, "Reference ids for that Qwen3 file" */
+/* Hugging Face's ids for this file (@huggingface/tokenizers, add_special_tokens false) */
 static const struct {
     const char *text;
     int n;

@@ -9,7 +9,8 @@
  * and if one id differs from what Hugging Face's tokenizer gives, every number
  * the later chapters print is wrong. So this module does not invent a
  * tokenizer: it reads the checkpoint's `tokenizer.json` and runs exactly the
- * pipeline that file describes, step by step (spec/tokenizer.md):
+ * pipeline that file describes, step by step (the steps are those of Hugging
+ * Face's tokenizers library: https://huggingface.co/docs/tokenizers/pipeline):
  *
  *   1. Added tokens first. `<|im_start|>`, `<think>`, ... (special or not) are
  *      cut out of the text whole (longest match first) and become their ids
@@ -168,8 +169,8 @@ int tok_token_id(const Tokenizer *tok, const char *token);
 /* The added_tokens entry with this id, or NULL. */
 const AddedToken *tok_added(const Tokenizer *tok, int id);
 
-/* The ChatML chat template of Qwen3.5 (spec/tokenizer.md), for plain text
- * messages:
+/* The ChatML chat template of Qwen3.5 (the checkpoint's chat template, for
+ * plain text messages):
  *
  *     <|im_start|>system\nYou are ...<|im_end|>\n
  *     <|im_start|>user\n你好<|im_end|>\n
