@@ -86,7 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     Error err = {{0}};
     bool loaded = tok_load_json(&tok, (const char *)data, size, NAME, &err);
     if (!loaded) {
-        check(strncmp(err.msg, NAME ": ", strlen(NAME) + 2) == 0, "an error that does not name the file", err.msg);
+        check(strncmp(err.msg, NAME ": ", strlen(NAME) + 2) == 0, "an error that does not name the file",
+              err.msg);
         return 0;
     }
     check(!has_nul(data, size), "a file with U+0000 was loaded", NULL);
