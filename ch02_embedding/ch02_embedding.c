@@ -11,20 +11,20 @@
  * The last three are for scripts: they print only ids or text, one line per
  * input, and need only the tokenizer.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cJSON.h>
+#include <sys/stat.h>
 
 #include "qwen/embedding.h"
 #include "qwen/model.h"
 #include "qwen/safetensors.h"
 #include "qwen/tokenizer.h"
 #include "workbook/demo.h"
+#include "workbook/jsonstr.h"
+#include "workbook/sentence.h"
 #include "workbook/util.h"
-
-#define BOOK_SENTENCE "今天天气不错，我们去公园"
 
 static void usage(FILE *to) {
     fprintf(to,
@@ -112,17 +112,8 @@ static int count_chars(const char *s) {
 
 /* ---- the scripting flags ------------------------------------------------- */
 
-/* cJSON ends a string at its first NUL, so "\u0000" would silently cut the
- * text short: refuse it instead. A backslash escapes the character after it. */
-static bool has_escaped_nul(const char *line) {
-    for (const char *p = line; *p; p++) {
-        if (*p != '\\') continue;
-        if (p[1] == 'u' && strncmp(p + 2, "0000", 4) == 0) return true;
-        if (p[1]) p++;
-    }
-    return false;
-}
-
+/* One JSON string per line -> one JSON id array per line. The line is decoded
+ * with its length (workbook/jsonstr.h), so "a\u0000b" is three characters. */
 static void encode_jsonl(const Tokenizer *tok, const char *path) {
     bool from_stdin = strcmp(path, "-") == 0;
     const char *name = from_stdin ? "stdin" : path;
@@ -135,44 +126,21 @@ static void encode_jsonl(const Tokenizer *tok, const char *path) {
     ssize_t len;
     while ((len = getline(&line, &cap, in)) >= 0) {
         n_line++;
-        cJSON *value = cJSON_ParseWithLength(line, (size_t)len);
-        if (!cJSON_IsString(value))
-            die("%s:%ld: not a JSON string (each line must be one, e.g. \"text\"; an empty text is \"\")",
-                name, n_line);
-        if (has_escaped_nul(line))
-            die("%s:%ld: the string contains U+0000, which cannot be passed on", name, n_line);
+        char *text;
+        size_t text_len;
+        if (!json_string_decode(line, (size_t)len, &text, &text_len, &err))
+            die("%s:%ld: not a JSON string (each line must be one, e.g. \"text\"; an empty text is \"\"): %s",
+                name, n_line, err.msg);
         TokenIds ids = {0};
-        if (!tok_encode(tok, value->valuestring, strlen(value->valuestring), &ids, &err))
-            die("%s:%ld: %s", name, n_line, err.msg);
+        if (!tok_encode(tok, text, text_len, &ids, &err)) die("%s:%ld: %s", name, n_line, err.msg);
         print_ids(stdout, ids.ids, ids.n, ",");
         putchar('\n');
         tok_ids_free(&ids);
-        cJSON_Delete(value);
+        free(text);
     }
     if (ferror(in)) die("cannot read %s", name);
     free(line);
     if (!from_stdin) fclose(in);
-}
-
-/* "1,2,3", "1 2 3" or "[1, 2, 3]" -> ids. */
-static TokenIds parse_ids(const char *s) {
-    TokenIds ids = {0};
-    const char *p = s;
-    while (*p == ' ') p++;
-    bool bracket = *p == '[';
-    if (bracket) p++;
-    for (;;) {
-        while (*p == ' ' || *p == ',') p++;
-        if (*p == '\0' || (bracket && *p == ']')) break;
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v < 0 || v > 1 << 30 || (*end && *end != ',' && *end != ' ' && *end != ']'))
-            die("--decode: '%s' is not a list of ids (e.g. 1,2,3)", s);
-        tok_ids_push(&ids, (int)v);
-        p = end;
-    }
-    if (bracket && *p != ']') die("--decode: '%s' has no closing ]", s);
-    return ids;
 }
 
 /* ---- the demo ------------------------------------------------------------ */
@@ -338,7 +306,10 @@ int main(int argc, char **argv) {
     }
     if (!tokenizer_path) {
         tokenizer_path = owned_path = path_join(dir, "tokenizer.json");
-        if (!is_file(tokenizer_path))
+        /* Only a missing file is "missing": a directory, a FIFO or an unreadable
+         * file of that name is for tok_load to name. */
+        struct stat st;
+        if (stat(tokenizer_path, &st) != 0 && errno == ENOENT)
             die("%s: no tokenizer.json in the model folder (copy it there, or pass --tokenizer FILE)",
                 tokenizer_path);
     }
@@ -355,10 +326,15 @@ int main(int argc, char **argv) {
     } else if (jsonl_path) {
         encode_jsonl(&tok, jsonl_path);
     } else if (decode_list) {
-        TokenIds ids = parse_ids(decode_list);
-        char *s = tok_decode(&tok, ids.ids, ids.n, NULL, &err);
+        /* The same parser as the other demos' --ids; whether each id is a token
+         * is for tok_decode to say, with the file's name. */
+        TokenIds ids;
+        if (!ids_parse_as("--decode", decode_list, 0, &ids, &err)) die("%s", err.msg);
+        size_t len;
+        char *s = tok_decode(&tok, ids.ids, ids.n, &len, &err);
         if (!s) die("%s", err.msg);
-        printf("%s\n", s);
+        fwrite(s, 1, len, stdout); /* the text may hold U+0000 */
+        putchar('\n');
         free(s);
         tok_ids_free(&ids);
     } else if (chat) {

@@ -6,8 +6,8 @@
 //
 // Every character is assigned in Unicode 14 or earlier: the regex engines'
 // tables (Oniguruma 6.9.8, Node's ICU) agree there; past it they may not.
-// U+0000 is left out: the tests read the corpus with cJSON, whose strings end
-// at the first NUL.
+// U+0000 and the other control characters are in (the last group): they are
+// characters like any other, and every reader of the corpus keeps them.
 
 const chinese = [
     "今天天气不错，我们去公园",
@@ -264,6 +264,20 @@ add("ab".repeat(40));
 add("哈".repeat(60));
 add("1".repeat(40));
 add("The transformer reads tokens, not text. ".repeat(8));
+
+// Control characters, U+0000 first: Hugging Face's tokenizer encodes "a\u0000b"
+// as three tokens, so must we (and --encode-jsonl must read it whole). Added
+// at the end, so the lines above keep their numbers.
+add("a\u0000b");
+add("\u0000");
+add("\u0000".repeat(5));
+add("x \u0000 y");
+add("\u0000 \u0000\n\u0000");
+add("<|im_start|>\u0000<|im_end|>");
+add("今天\u0000天气");
+add("e\u0301\u0000e\u0301"); // NFC on both sides of the NUL
+add("\u0001\u0002\u0003\u001b[31mred\u001b[0m\u007f");
+add("\u0000\u0301"); // a combining mark after the NUL: nothing to compose with
 
 const seen = new Set();
 const out = [];

@@ -8,7 +8,7 @@
 //
 //   node reference/tokenizer_ids.mjs TOKENIZER_JSON CORPUS_JSONL [--qwen35-regex] > IDS_JSONL
 //
-// --qwen35-regex swaps the Qwen3.5 split regex (docs/tokenizer.md §2.3) into the
+// --qwen35-regex swaps the Qwen3.5 split regex (QWEN35_REGEX below) into the
 // file's pre-tokenizer first: the real Qwen3.5 tokenizer.json is not available to
 // test with, but its only difference in the pipeline is this regex (plus its
 // own vocabulary and merges, which the engine reads as data).

