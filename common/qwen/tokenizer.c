@@ -15,105 +15,7 @@
 #include <utf8proc.h>
 
 #include "workbook/strmap.h"
-
-/* ------------------------------------------------------------------------- */
-/* UTF-8                                                                     */
-/* ------------------------------------------------------------------------- */
-
-/* Length of the well-formed UTF-8 sequence starting at s[0] (at most n bytes
- * available), or 0 when s does not start one. The ranges are those of the
- * Unicode standard's table of well-formed byte sequences: the second byte's
- * range depends on the first so that overlong forms, surrogates (ED A0..BF)
- * and values past U+10FFFF (F4 90.., F5..FF) are all rejected. */
-static int utf8_seq_len(const unsigned char *s, size_t n, int *valid_prefix) {
-    unsigned char b = s[0];
-    int len;
-    unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (b < 0x80) {
-        *valid_prefix = 1;
-        return 1;
-    }
-    if (b >= 0xC2 && b <= 0xDF)
-        len = 2;
-    else if (b == 0xE0)
-        len = 3, lo = 0xA0;
-    else if ((b >= 0xE1 && b <= 0xEC) || b == 0xEE || b == 0xEF)
-        len = 3;
-    else if (b == 0xED)
-        len = 3, hi = 0x9F;
-    else if (b == 0xF0)
-        len = 4, lo = 0x90;
-    else if (b >= 0xF1 && b <= 0xF3)
-        len = 4;
-    else if (b == 0xF4)
-        len = 4, hi = 0x8F;
-    else { /* 80..C1, F5..FF never start a character */
-        *valid_prefix = 1;
-        return 0;
-    }
-    int k = 1;
-    if (n > 1 && s[1] >= lo && s[1] <= hi) {
-        k = 2;
-        while (k < len && (size_t)k < n && s[k] >= 0x80 && s[k] <= 0xBF) k++;
-    }
-    *valid_prefix = k; /* the "maximal subpart" that one U+FFFD replaces */
-    return k == len ? len : 0;
-}
-
-bool utf8_check(const char *s, size_t len, size_t *bad_offset) {
-    const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < len;) {
-        int prefix, k = utf8_seq_len(u + i, len - i, &prefix);
-        if (k == 0) {
-            if (bad_offset) *bad_offset = i;
-            return false;
-        }
-        i += (size_t)k;
-    }
-    return true;
-}
-
-/* Decodes one character of well-formed UTF-8; *len receives its byte count. */
-static uint32_t utf8_decode(const unsigned char *s, int *len) {
-    if (s[0] < 0x80) {
-        *len = 1;
-        return s[0];
-    }
-    if (s[0] < 0xE0) {
-        *len = 2;
-        return (uint32_t)(s[0] & 0x1F) << 6 | (s[1] & 0x3F);
-    }
-    if (s[0] < 0xF0) {
-        *len = 3;
-        return (uint32_t)(s[0] & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
-    }
-    *len = 4;
-    return (uint32_t)(s[0] & 0x07) << 18 | (uint32_t)(s[1] & 0x3F) << 12 | (uint32_t)(s[2] & 0x3F) << 6 |
-           (s[3] & 0x3F);
-}
-
-static int utf8_encode(uint32_t c, char *out) {
-    if (c < 0x80) {
-        out[0] = (char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        out[0] = (char)(0xC0 | c >> 6);
-        out[1] = (char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        out[0] = (char)(0xE0 | c >> 12);
-        out[1] = (char)(0x80 | (c >> 6 & 0x3F));
-        out[2] = (char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | c >> 18);
-    out[1] = (char)(0x80 | (c >> 12 & 0x3F));
-    out[2] = (char)(0x80 | (c >> 6 & 0x3F));
-    out[3] = (char)(0x80 | (c & 0x3F));
-    return 4;
-}
+#include "workbook/utf8.h"
 
 /* A growing byte buffer. */
 typedef struct {
@@ -1117,7 +1019,7 @@ int tok_token_bytes(const Tokenizer *tok, int id, unsigned char *buf, int cap) {
     const unsigned char *u = (const unsigned char *)s;
     int n = 0;
     for (size_t i = 0; i < len;) {
-        int prefix, k = utf8_seq_len(u + i, len - i, &prefix);
+        int prefix, k = utf8_char(u + i, len - i, &prefix);
         int b = k > 0 ? char_to_byte(utf8_decode(u + i, &k)) : -1;
         if (b < 0) { /* not a byte-level string: the raw text */
             n = len < (size_t)cap ? (int)len : cap;
@@ -1154,7 +1056,7 @@ char *tok_decode(const Tokenizer *tok, const int *ids, int n, size_t *len, Error
     buf_add(&text, "", 0);
     const unsigned char *u = (const unsigned char *)bytes.p;
     for (size_t i = 0; i < bytes.n;) {
-        int prefix, k = utf8_seq_len(u + i, bytes.n - i, &prefix);
+        int prefix, k = utf8_char(u + i, bytes.n - i, &prefix);
         if (k > 0) {
             buf_add(&text, u + i, (size_t)k);
             i += (size_t)k;
@@ -1187,8 +1089,4 @@ char *tok_chat_render(const ChatMessage *messages, int n, bool add_generation_pr
         buf_str(&b, enable_thinking ? "<think>\n" : "<think>\n\n</think>\n\n");
     }
     return b.p;
-}
-
-int utf8_char(const unsigned char *s, size_t n, int *valid_prefix) {
-    return utf8_seq_len(s, n, valid_prefix);
 }

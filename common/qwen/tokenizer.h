@@ -59,6 +59,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "workbook/utf8.h"
 #include "workbook/util.h"
 
 /* A growing list of token ids. Start from {0}; tok_ids_free() releases it. */
@@ -188,15 +189,5 @@ typedef struct {
 } ChatMessage;
 
 char *tok_chat_render(const ChatMessage *messages, int n, bool add_generation_prompt, bool enable_thinking);
-
-/* UTF-8 checks shared with the demos. utf8_check() returns true when s[0..len)
- * is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF);
- * otherwise *bad_offset receives the offset of the first bad byte. */
-bool utf8_check(const char *s, size_t len, size_t *bad_offset);
-/* The UTF-8 character at s[0..n): its length in bytes, or 0 when s does not start
- * with a whole character; *valid_prefix then receives how many bytes form the
- * longest start of one (the part one U+FFFD replaces, as Rust's from_utf8_lossy
- * and so Hugging Face's decode do). */
-int utf8_char(const unsigned char *s, size_t n, int *valid_prefix);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "utf8.h"
+
 static bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 /* The value of the 4 hex digits at s, or -1. */
@@ -19,30 +21,6 @@ static long hex4(const char *s) {
         v = v * 16 + d;
     }
     return v;
-}
-
-/* Writes code point c (at most U+10FFFF, no surrogate) as UTF-8; returns its length. */
-static int put_utf8(uint32_t c, char *out) {
-    if (c < 0x80) {
-        out[0] = (char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        out[0] = (char)(0xC0 | c >> 6);
-        out[1] = (char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        out[0] = (char)(0xE0 | c >> 12);
-        out[1] = (char)(0x80 | (c >> 6 & 0x3F));
-        out[2] = (char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | c >> 18);
-    out[1] = (char)(0x80 | (c >> 12 & 0x3F));
-    out[2] = (char)(0x80 | (c >> 6 & 0x3F));
-    out[3] = (char)(0x80 | (c & 0x3F));
-    return 4;
 }
 
 bool json_string_decode(const char *text, size_t len, char **out, size_t *out_len, Error *err) {
@@ -131,7 +109,7 @@ bool json_string_decode(const char *text, size_t len, char **out, size_t *out_le
             i += 6;
             cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32_t)low - 0xDC00);
         }
-        n += (size_t)put_utf8(cp, s + n);
+        n += (size_t)utf8_encode(cp, s + n);
     }
     i++; /* the closing quote */
     while (i < len && is_json_space(text[i])) i++;
