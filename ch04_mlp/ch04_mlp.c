@@ -53,11 +53,10 @@ int main(int argc, char **argv) {
 
     Error err;
     Model m;
-    demo_open_model(&m, args.model);
-    const Config *c = &m.ck.config;
     TokenIds ids;
     char label[256];
-    if (!sentence_ids(&m.ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
+    demo_open_sentence(&m, &args, &ids, label, sizeof label);
+    const Config *c = &m.ck.config;
     int T = ids.n, H = c->hidden_size, I = c->intermediate_size;
     const Mlp *mlp = &m.layers[0].mlp;
     const MlpWeights *mw = &mlp->w;

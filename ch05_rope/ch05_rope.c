@@ -161,11 +161,10 @@ int main(int argc, char **argv) {
 
     Error err;
     Model m;
-    demo_open_model(&m, args.model);
-    const Config *c = &m.ck.config;
     TokenIds ids;
     char label[256];
-    if (!sentence_ids(&m.ck, args.ids, &ids, label, sizeof label, &err)) die("%s", err.msg);
+    demo_open_sentence(&m, &args, &ids, label, sizeof label);
+    const Config *c = &m.ck.config;
     int T = ids.n, H = c->hidden_size, d = c->head_dim;
 
     /* one table for everything below: the sentence's positions and the far placements */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sentence.h"
 #include "util.h"
 
 bool demo_is_help(const char *arg) { return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0; }
@@ -78,6 +79,12 @@ void demo_open_model(Model *m, const char *model_flag) {
     if (!dir) die("%s", err.msg);
     if (!model_open(m, dir, &err)) die("%s", err.msg);
     free(dir);
+}
+
+void demo_open_sentence(Model *m, const DemoArgs *args, TokenIds *ids, char *label, size_t label_size) {
+    Error err;
+    demo_open_model(m, args->model);
+    if (!sentence_ids(&m->ck, args->ids, ids, label, label_size, &err)) die("%s", err.msg);
 }
 
 void dump_init(DumpSet *d) {

@@ -23,6 +23,7 @@
 
 #include "plot.h"
 #include "qwen/model.h"
+#include "qwen/tokenizer.h"
 #include "qwen/safetensors.h"
 
 /* ---- the command line ----------------------------------------------------- */
@@ -90,6 +91,11 @@ static inline uint64_t floats(uint64_t n) { return size_mul(n, sizeof(float)); }
 /* Finds the model (--model value or NULL; see model_find) and opens it, every
  * weight checked against config.json (model_open). */
 void demo_open_model(Model *m, const char *model_flag);
+
+/* How the chapter 3–7 demos start: the model, and the token ids they run on with
+ * the words their first line names them by (sentence_ids: --ids, else the book's
+ * sentence, else the reference ids). */
+void demo_open_sentence(Model *m, const DemoArgs *args, TokenIds *ids, char *label, size_t label_size);
 
 /* ---- --dump ------------------------------------------------------------------- */
 
