@@ -22,11 +22,13 @@ export CK_VERBOSITY="${CK_VERBOSITY:-normal}"
 passed=0 failed=0 skipped=0 failed_names=""
 for t in "$@"; do
     echo "== $t"
+    t0=$(date +%s)
     case "$t" in
         *.sh) sh "$t" ;;
         *) "./$t" ;;
     esac
     rc=$?
+    echo "-- $t: $(($(date +%s) - t0)) s"
     if [ $rc -eq 0 ]; then passed=$((passed + 1))
     elif [ $rc -eq 77 ]; then skipped=$((skipped + 1)); echo "-- SKIPPED: $t"
     else failed=$((failed + 1)); failed_names="$failed_names $t"; echo "-- FAILED (exit $rc): $t"
