@@ -165,7 +165,7 @@ static void dump_plan(StWriter *w, const Checkpoint *ck, const char *path, char 
 static void dump(StWriter *w, const char *path) {
     Error err;
     if (!stw_write(w, path, NULL, &err)) die("%s", err.msg);
-    fprintf(stderr, "wrote %d tensor(s) as float32 to %s\n", w->count, path);
+    fprintf(stderr, "%s: %d 个张量（float32）已写到 %s\n", program_name(), w->count, path);
 }
 
 int main(int argc, char **argv) {

@@ -234,8 +234,8 @@ static void show_embedding(const Model *m, const Tokenizer *tok, const TokenIds 
         stw_add(&w, "embed", DTYPE_F32, 2, shape_x, x);
         stw_add(&w, "ids", DTYPE_F32, 1, shape_ids, ids_f);
         if (!stw_write(&w, dump_path, NULL, &err)) die("%s", err.msg);
-        fprintf(stderr, "wrote embed [%d, %d] and ids [%d] as float32 to %s\n", ids->n, emb.hidden, ids->n,
-                dump_path);
+        fprintf(stderr, "%s: embed [%d, %d] 和 ids [%d]（float32）已写到 %s\n", program_name(), ids->n,
+                emb.hidden, ids->n, dump_path);
         stw_free(&w);
         free(ids_f);
     }
@@ -359,7 +359,8 @@ int main(int argc, char **argv) {
             show_embedding(&m, &tok, &ids, dump_path);
             model_close(&m);
         } else {
-            fprintf(stderr, "(only --tokenizer given: the embedding table part needs --model DIR)\n");
+            fprintf(stderr, "%s: 只给了 --tokenizer，没有模型，查表这一半跳过了（加上 --model DIR 就有）\n",
+                    program_name());
         }
         tok_ids_free(&ids);
     }
