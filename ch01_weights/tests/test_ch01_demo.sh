@@ -185,7 +185,9 @@ else
     run env -u QWEN35_MODEL -u HF_HOME HF_HUB_CACHE="$tmp/nohub" HOME="$tmp/home" "$demo"
     if [ "$rc" -ne 0 ] && [ ! -s "$tmp/out" ] && grep -qF "$(pwd)/models/Qwen3.5-0.8B" "$tmp/err" &&
         grep -qF "$tmp/nohub/models--Qwen--Qwen3.5-0.8B/snapshots/*" "$tmp/err" &&
-        grep -qF "huggingface-cli download Qwen/Qwen3.5-0.8B" "$tmp/err"; then
+        grep -qF "hf download Qwen/Qwen3.5-0.8B --local-dir models/Qwen3.5-0.8B" "$tmp/err" &&
+        grep -qF "modelscope download --model Qwen/Qwen3.5-0.8B" "$tmp/err" &&
+        grep -qF "make synthetic" "$tmp/err"; then
         ok "no model anywhere: says where it looked and how to download"
     else
         bad "no model anywhere (exit $rc)"
