@@ -87,7 +87,9 @@ int main(int argc, char **argv) {
             now_seconds() - t0);
     if (o.tokenizer)
         fprintf(stderr, "，tokenizer.json 复制自 %s\n", o.tokenizer);
-    else /* what the demos then do: sentence.h */
-        fprintf(stderr, "，里面没有 tokenizer.json：demo 用参考脚本的 token id\n");
+    else /* what the demos then do: sentence.h, ch02_embedding.c */
+        fprintf(
+            stderr,
+            "，里面没有 tokenizer.json：ch02_embedding 只跑查表那一半，其余的 demo 用参考脚本的 token id\n");
     return 0;
 }

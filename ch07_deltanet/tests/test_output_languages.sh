@@ -53,6 +53,7 @@ mkdir withtok && cp "$tiny"/*.json "$tiny"/*.safetensors withtok/ && cp "$tiny_t
 notices "ch01_weights --dump" 1 "$(bin ch01_weights/ch01_weights)" --model "$tiny" --dump d1.st norm.weight
 notices "ch01_weights/make_synthetic" 1 "$(bin ch01_weights/make_synthetic)" --size tiny --out synth
 notices "make_synthetic --tokenizer" 1 "$(bin ch01_weights/make_synthetic)" --size tiny --tokenizer "$tiny_tok" --out synth2
+notices "ch02 without tokenizer.json, --dump" 2 "$(bin ch02_embedding/ch02_embedding)" --model "$tiny" --dump d2.st
 notices "ch02 --tokenizer only" 1 "$(bin ch02_embedding/ch02_embedding)" --tokenizer "$tiny_tok"
 for d in ch03_norm/ch03_norm ch04_mlp/ch04_mlp; do
     notices "${d#*/} on the reference ids, --dump" 2 "$(bin $d)" --model "$tiny" --dump d3.st
@@ -82,6 +83,7 @@ for d in ch01_weights/ch01_weights ch01_weights/make_synthetic ch02_embedding/ch
     ch07_deltanet/ch07_toy ch07_deltanet/ch07_model; do
     error "${d#*/} --frobnicate" "$(bin $d)" --frobnicate
 done
+error "ch02 --encode without tokenizer.json" "$(bin ch02_embedding/ch02_embedding)" --model "$tiny" --encode abc
 error "ch03 --ids outside the vocabulary" "$(bin ch03_norm/ch03_norm)" --model "$tiny" --ids 5000
 error "ch05 unwritable --dump" "$(bin ch05_rope/ch05_rope)" --model "$tiny" --dump "$tmp/no/such/d.st"
 error "ch07_model --prompt without a tokenizer" "$(bin ch07_deltanet/ch07_model)" --model "$tiny" --prompt abc
