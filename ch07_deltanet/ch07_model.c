@@ -153,6 +153,8 @@ static Options parse_args(int argc, char **argv) {
     if (o.prompt && o.common.ids) die("--prompt and --ids go one at a time");
     if (o.interactive && (o.prompt || o.common.ids)) die("--interactive reads its prompts from the terminal");
     if (o.interactive && o.common.dump) die("--dump goes with a prompt, not with --interactive");
+    if (o.common.dump && !o.prompt && !o.common.ids)
+        die("--dump writes the tensors of a prompt: give --prompt TEXT or --ids 1,2,3 with it");
     if (o.think && !o.chat && !o.interactive) die("--think goes with --chat");
     if (o.prompt && !o.prompt[0]) die("--prompt: the prompt is empty");
     if (o.threads > 0) omp_set_num_threads((int)o.threads);

@@ -86,6 +86,7 @@ done
 error "ch02 --encode without tokenizer.json" "$(bin ch02_embedding/ch02_embedding)" --model "$tiny" --encode abc
 error "ch03 --ids outside the vocabulary" "$(bin ch03_norm/ch03_norm)" --model "$tiny" --ids 5000
 error "ch05 unwritable --dump" "$(bin ch05_rope/ch05_rope)" --model "$tiny" --dump "$tmp/no/such/d.st"
+error "ch07_model --dump without a prompt" "$(bin ch07_deltanet/ch07_model)" --model "$tiny" --dump d.st
 error "ch07_model --prompt without a tokenizer" "$(bin ch07_deltanet/ch07_model)" --model "$tiny" --prompt abc
 error "a model folder that is not there" "$(bin ch06_attention/ch06_attention)" --model "$tmp/nowhere"
 
