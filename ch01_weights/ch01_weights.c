@@ -3,8 +3,10 @@
  * Finds the model folder, opens config.json and the safetensors shard(s) (mapped,
  * not read), and prints what the book's first chapter looks at: the text config,
  * the layer pattern, the parameter count of every part, the dtypes, the memory.
- * Every number here comes from shapes alone, so on the synthetic checkpoint
- * (`make synthetic`) it is the same as on the real download.
+ * Every number about the text model comes from shapes alone, so on the synthetic
+ * checkpoint (`make synthetic`) it is the same as on the real download; the
+ * skipped tensors and the size of the files are not, since the synthetic files
+ * hold only small stand-ins for the vision tower and the mtp head.
  *
  *   ./ch01_weights [--model DIR] [--dump FILE TENSOR...] [--max-memory SIZE]
  */
@@ -38,6 +40,18 @@ static int64_t numel(const Tensor *t) { return t ? t->numel : 0; }
 /* 10543264 -> "10.5M" (as the book writes f"{n / 1e6:.1f}M"). */
 static const char *millions(int64_t n, char *buf) {
     sprintf(buf, "%.1fM", (double)n / 1e6);
+    return buf;
+}
+
+/* Bytes in decimal units, two decimals: 1504791232 -> "1.50 GB", 525776 -> "525.78 KB"
+ * (a test checkpoint is far below a gigabyte). */
+static const char *size_str(double bytes, char *buf) {
+    if (bytes >= 1e9)
+        sprintf(buf, "%.2f GB", bytes / 1e9);
+    else if (bytes >= 1e6)
+        sprintf(buf, "%.2f MB", bytes / 1e6);
+    else
+        sprintf(buf, "%.2f KB", bytes / 1e3);
     return buf;
 }
 
@@ -136,8 +150,13 @@ static void print_summary(const Model *w, const char *dir, const char *source, d
         printf("%s%s", k ? "、" : "（F32 的是 ", escape_text(seen[k], shown, sizeof shown));
     }
     printf("%s\n", n_seen ? "：精度要紧的少数几个）" : "");
-    printf("内存：文件里的文本权重 %.2f GB；全按 bf16 存是 %.2f GB，全换成 fp32 要 %.2f GB\n",
-           (double)bytes / 1e9, (double)total * 2 / 1e9, (double)total * 4 / 1e9);
+    /* The whole download against what the model uses: the shards hold the vision
+     * tower and the mtp head too (and each its header). */
+    uint64_t file_bytes = 0;
+    for (int i = 0; i < ck->n_shards; i++) file_bytes += ck->shards[i].size;
+    char f[32], g[32], h[32];
+    printf("内存：分片文件共 %s（视觉塔和 mtp 也在里面），其中文本权重 %s；文本权重全换成 fp32 要 %s\n",
+           size_str((double)file_bytes, f), size_str((double)bytes, g), size_str((double)total * 4, h));
 }
 
 /* Fills out with elements first .. first + count − 1 of a tensor, widened to float32:
@@ -165,7 +184,7 @@ static void dump_plan(StWriter *w, const Checkpoint *ck, const char *path, char 
 static void dump(StWriter *w, const char *path) {
     Error err;
     if (!stw_write(w, path, NULL, &err)) die("%s", err.msg);
-    fprintf(stderr, "wrote %d tensor(s) as float32 to %s\n", w->count, path);
+    fprintf(stderr, "%s: %d 个张量（float32）已写到 %s\n", program_name(), w->count, path);
 }
 
 int main(int argc, char **argv) {

@@ -83,6 +83,13 @@ int main(int argc, char **argv) {
     double t0 = now_seconds();
     Error err;
     if (!synth_write(out, &o, &err)) die("%s", err.msg);
-    fprintf(stderr, "wrote %s checkpoint to %s in %.1f s\n", size, out, now_seconds() - t0);
+    fprintf(stderr, "%s: %s 尺寸的随机权重 checkpoint 已写到 %s（%.1f s）", program_name(), size, out,
+            now_seconds() - t0);
+    if (o.tokenizer)
+        fprintf(stderr, "，tokenizer.json 复制自 %s\n", o.tokenizer);
+    else /* what the demos then do: sentence.h, ch02_embedding.c */
+        fprintf(
+            stderr,
+            "，里面没有 tokenizer.json：ch02_embedding 只跑查表那一半，其余的 demo 用参考脚本的 token id\n");
     return 0;
 }

@@ -10,6 +10,12 @@
  *
  * The last three are for scripts: they print only ids or text, one line per
  * input, and need only the tokenizer.
+ *
+ * A model folder without tokenizer.json (`make synthetic` without a tokenizer to
+ * copy in, or the tests' tiny checkpoint): the demo run says on stderr that the
+ * tokenizer half needs one and where to get it, then looks up the reference
+ * script's ids (sentence.h) in the embedding table; --text, --chat and the
+ * scripting flags, which cannot do without it, are errors.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +35,7 @@
 static void usage(FILE *to) {
     fprintf(to,
             "usage: %s [--model DIR | --tokenizer FILE] [--text TEXT] [--dump FILE]\n"
+            "          [--max-memory SIZE]\n"
             "       %s --chat [--text TEXT] [--thinking]\n"
             "       %s --encode TEXT | --encode-jsonl FILE|- | --decode 1,2,3\n"
             "Chapter 2: the tokenizer and the embedding table. Tokenizes the book's sentence,\n"
@@ -36,7 +43,9 @@ static void usage(FILE *to) {
             "  --model DIR        the model folder (else $QWEN35_MODEL, models/Qwen3.5-0.8B,\n"
             "                     or the Hugging Face cache); its tokenizer.json is used\n"
             "  --tokenizer FILE   use this tokenizer.json instead (no model needed; without\n"
-            "                     --model the embedding part is skipped)\n"
+            "                     --model the embedding part is skipped); a model folder\n"
+            "                     without tokenizer.json gets only the embedding part, on\n"
+            "                     the reference script's ids\n"
             "  --text TEXT        tokenize and embed TEXT instead of \"" BOOK_SENTENCE "\"\n"
             "  --dump FILE        write the embedded rows (embed [T, hidden]) and the ids\n"
             "                     to FILE as float32 safetensors\n"
@@ -45,7 +54,9 @@ static void usage(FILE *to) {
             "  --encode TEXT      print the ids of TEXT as one JSON array line\n"
             "  --encode-jsonl F   read one JSON string per line from F (- = stdin), print one\n"
             "                     JSON id array per line\n"
-            "  --decode IDS       print the text of comma-separated ids\n",
+            "  --decode IDS       print the text of comma-separated ids\n"
+            "  --max-memory SIZE  the most memory the run may take, e.g. 8G (default: half\n"
+            "                     of this machine's)\n",
             program_name(), program_name(), program_name());
 }
 
@@ -188,6 +199,19 @@ static int padding_multiple(int rows, int n_ids) {
     return best;
 }
 
+/* Dies unless the embedding half fits the memory limit: it allocates the T rows
+ * [T, hidden] and the ids [T] as float32 (both kept for --dump). Called before
+ * anything is printed. */
+static void require_memory(const Model *m, int T) {
+    char what[64];
+    snprintf(what, sizeof what, "the demo on %d tokens", T);
+    uint64_t hidden = (uint64_t)m->ck.config.hidden_size;
+    demo_require_memory(floats(size_add(size_mul((uint64_t)T, hidden), (uint64_t)T)), what);
+}
+
+/* The embedding half: the ids' rows of the table. tok may be NULL (a model folder
+ * without tokenizer.json): then the rows carry no token text and the padding of the
+ * table is not compared with a vocabulary. */
 static void show_embedding(const Model *m, const Tokenizer *tok, const TokenIds *ids, const char *dump_path) {
     Embedding emb;
     Error err;
@@ -196,15 +220,19 @@ static void show_embedding(const Model *m, const Tokenizer *tok, const TokenIds 
     char a[32], b[32], c[32];
     printf("嵌入表 embed_tokens：[%d, %d]，%s，%.1fM 个参数，%.1f MB\n", emb.vocab, emb.hidden,
            dtype_name(t->dtype), (double)t->numel / 1e6, (double)t->numel * dtype_size(t->dtype) / 1e6);
-    int p = padding_multiple(emb.vocab, tok->n_ids);
-    if (emb.vocab > tok->n_ids && p)
+    int p = tok ? padding_multiple(emb.vocab, tok->n_ids) : 0;
+    if (tok && emb.vocab > tok->n_ids && p)
         printf("  %s 行 = %s 个 id 向上补到 %d 的倍数，多出的 %s 行没有 token 会用到\n",
                grouped(emb.vocab, a), grouped(tok->n_ids, b), p, grouped(emb.vocab - tok->n_ids, c));
-    else if (emb.vocab > tok->n_ids)
+    else if (tok && emb.vocab > tok->n_ids)
         printf("  分词器只用到前 %s 行，后面 %s 行没有 token 会用到\n", grouped(tok->n_ids, a),
                grouped(emb.vocab - tok->n_ids, b));
 
-    float *x = xmalloc(sizeof *x * (size_t)ids->n * (size_t)emb.hidden); /* [T, hidden] */
+    DumpSet dump;
+    dump_init(&dump);
+    float *x = dump_buffer(&dump, "embed", 2, (int64_t[]){ids->n, emb.hidden}); /* [T, hidden] */
+    float *ids_f = dump_buffer(&dump, "ids", 1, (int64_t[]){ids->n});           /* [T] */
+    for (int i = 0; i < ids->n; i++) ids_f[i] = (float)ids->ids[i];
     if (!emb_lookup(&emb, ids->ids, ids->n, x, &err)) die("%s", err.msg);
     printf("查表：%d 个 id → 形状 (1, %d, %d) 的 float32，只读了这 %d 行（%s 字节），整张表一个数也没转换\n",
            ids->n, ids->n, emb.hidden, ids->n,
@@ -213,8 +241,8 @@ static void show_embedding(const Model *m, const Tokenizer *tok, const TokenIds 
         const float *row = x + (size_t)i * emb.hidden;
         printf("  %6d  [", ids->ids[i]);
         for (int k = 0; k < 4 && k < emb.hidden; k++) printf("%s%.4f", k ? ", " : "", row[k]);
-        printf(", ...]  范数 %.3f  ", emb_norm(row, emb.hidden));
-        print_piece_text(tok, ids->ids[i]);
+        printf(", ...]  范数 %.3f", emb_norm(row, emb.hidden));
+        if (tok) printf("  "), print_piece_text(tok, ids->ids[i]);
         printf("\n");
     }
     if (m->tied)
@@ -224,22 +252,9 @@ static void show_embedding(const Model *m, const Tokenizer *tok, const TokenIds 
                grouped(emb.vocab, a));
     else
         printf("输出层：这个 checkpoint 有单独的 lm_head.weight（tie_word_embeddings = false）\n");
-
-    if (dump_path) {
-        float *ids_f = xmalloc(sizeof *ids_f * (size_t)(ids->n ? ids->n : 1)); /* [T] */
-        for (int i = 0; i < ids->n; i++) ids_f[i] = (float)ids->ids[i];
-        StWriter w;
-        stw_init(&w);
-        int64_t shape_x[2] = {ids->n, emb.hidden}, shape_ids[1] = {ids->n};
-        stw_add(&w, "embed", DTYPE_F32, 2, shape_x, x);
-        stw_add(&w, "ids", DTYPE_F32, 1, shape_ids, ids_f);
-        if (!stw_write(&w, dump_path, NULL, &err)) die("%s", err.msg);
-        fprintf(stderr, "wrote embed [%d, %d] and ids [%d] as float32 to %s\n", ids->n, emb.hidden, ids->n,
-                dump_path);
-        stw_free(&w);
-        free(ids_f);
-    }
-    free(x);
+    fflush(stdout);
+    dump_write(&dump, dump_path); /* nothing without --dump */
+    dump_free(&dump);
 }
 
 static void show_chat(const Tokenizer *tok, const char *text, bool thinking) {
@@ -257,11 +272,21 @@ static void show_chat(const Tokenizer *tok, const char *text, bool thinking) {
     free(prompt);
 }
 
+/* The flag of the one mode that needs a tokenizer, for messages ("--encode"), or NULL. */
+static const char *mode_flag(const char *encode_text, const char *jsonl_path, const char *decode_list,
+                             bool chat) {
+    return encode_text   ? "--encode"
+           : jsonl_path  ? "--encode-jsonl"
+           : decode_list ? "--decode"
+           : chat        ? "--chat"
+                         : NULL;
+}
+
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
     const char *model_flag = NULL, *tokenizer_path = NULL, *text = BOOK_SENTENCE, *dump_path = NULL;
     const char *encode_text = NULL, *jsonl_path = NULL, *decode_list = NULL;
-    bool chat = false, thinking = false;
+    bool chat = false, thinking = false, text_given = false;
     int n_modes = 0;
     for (int i = 1; i < argc; i++) {
         const char *v; /* a value may start with '-': it is taken as is */
@@ -273,9 +298,11 @@ int main(int argc, char **argv) {
         } else if ((v = demo_value("--tokenizer", argc, argv, &i))) {
             tokenizer_path = v;
         } else if ((v = demo_value("--text", argc, argv, &i))) {
-            text = v;
+            text = v, text_given = true;
         } else if ((v = demo_value("--dump", argc, argv, &i))) {
             dump_path = v;
+        } else if ((v = demo_value("--max-memory", argc, argv, &i))) {
+            demo_max_memory(v);
         } else if ((v = demo_value("--encode", argc, argv, &i))) {
             encode_text = v, n_modes++;
         } else if ((v = demo_value("--encode-jsonl", argc, argv, &i))) {
@@ -293,6 +320,7 @@ int main(int argc, char **argv) {
     if (n_modes > 1) die("--encode, --encode-jsonl, --decode and --chat go one at a time");
     if (dump_path && n_modes) die("--dump belongs to the demo run, not to --encode/--decode/--chat");
     if (thinking && !chat) die("--thinking only applies to --chat");
+    if (dump_path) demo_check_dump(dump_path); /* before the run, not after it */
 
     /* The tokenizer: --tokenizer FILE, else the model folder's tokenizer.json.
      * The model folder is looked for only when something needs it: its
@@ -304,15 +332,47 @@ int main(int argc, char **argv) {
         dir = model_find(model_flag, &source, &err);
         if (!dir) die("%s", err.msg);
     }
+    bool have_tokenizer = true;
     if (!tokenizer_path) {
         tokenizer_path = owned_path = path_join(dir, "tokenizer.json");
         /* Only a missing file is "missing": a directory, a FIFO or an unreadable
          * file of that name is for tok_load to name. */
         struct stat st;
-        if (stat(tokenizer_path, &st) != 0 && errno == ENOENT)
-            die("%s: no tokenizer.json in the model folder (copy it there, or pass --tokenizer FILE)",
-                tokenizer_path);
+        if (stat(tokenizer_path, &st) != 0 && errno == ENOENT) {
+            const char *needs = mode_flag(encode_text, jsonl_path, decode_list, chat);
+            if (!needs && text_given) needs = "--text";
+            if (needs)
+                die("%s: no tokenizer.json in the model folder, and %s needs one (copy it there from the "
+                    "Qwen3.5-0.8B download, or pass --tokenizer FILE)",
+                    tokenizer_path, needs);
+            have_tokenizer = false;
+        }
     }
+
+    if (!have_tokenizer) { /* the demo run without its first half */
+        const int ref[] = REFERENCE_IDS;
+        TokenIds ids = {0};
+        for (size_t i = 0; i < ARRAY_LEN(ref); i++) tok_ids_push(&ids, ref[i]);
+        Model m;
+        if (!model_open(&m, dir, &err)) die("%s", err.msg);
+        for (int i = 0; i < ids.n; i++)
+            if (ids.ids[i] >= m.ck.config.vocab_size)
+                die("%s/config.json: vocab_size %d is too small for the reference ids", dir,
+                    m.ck.config.vocab_size);
+        require_memory(&m, ids.n);
+        fprintf(stderr,
+                "%s: 模型目录里没有 tokenizer.json，分词这一半跳过了，查表用参考脚本的 %d 个 token id"
+                "（要看分词：把 Qwen3.5-0.8B 下载里的 tokenizer.json 复制进来，或者用 --tokenizer FILE）\n",
+                program_name(), ids.n);
+        show_embedding(&m, NULL, &ids, dump_path);
+        model_close(&m);
+        tok_ids_free(&ids);
+        if (fflush(stdout) != 0 || ferror(stdout)) die("cannot write to stdout");
+        free(owned_path);
+        free(dir);
+        return 0;
+    }
+
     Tokenizer tok;
     double t0 = now_seconds();
     if (!tok_load(&tok, tokenizer_path, &err)) die("%s", err.msg);
@@ -340,8 +400,13 @@ int main(int argc, char **argv) {
     } else if (chat) {
         show_chat(&tok, text, thinking);
     } else {
-        show_tokenizer(&tok, load_ms);
+        /* Everything that can fail before anything is printed: the text, the model,
+         * the memory its rows take. */
         TokenIds ids = encode_or_die(&tok, text);
+        Model m;
+        if (dir && !model_open(&m, dir, &err)) die("%s", err.msg);
+        if (dir) require_memory(&m, ids.n);
+        show_tokenizer(&tok, load_ms);
         show_tokens(&tok, text, &ids);
         /* The book's chapter 7 runs the same sentence joined 20 times with "。". */
         size_t n = strlen(BOOK_SENTENCE);
@@ -354,12 +419,11 @@ int main(int argc, char **argv) {
         free(joined);
 
         if (dir) {
-            Model m;
-            if (!model_open(&m, dir, &err)) die("%s", err.msg);
             show_embedding(&m, &tok, &ids, dump_path);
             model_close(&m);
         } else {
-            fprintf(stderr, "(only --tokenizer given: the embedding table part needs --model DIR)\n");
+            fprintf(stderr, "%s: 只给了 --tokenizer，没有模型，查表这一半跳过了（加上 --model DIR 就有）\n",
+                    program_name());
         }
         tok_ids_free(&ids);
     }

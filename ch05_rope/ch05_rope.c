@@ -101,17 +101,16 @@ static void plot_wavelengths(const RopeTable *rt, int context, const PlotOptions
     char extra[256];
     snprintf(extra, sizeof extra,
              "set arrow from graph 0, first %d to graph 1, first %d nohead dashtype 2\n"
-             "set label 'context length %d' at graph 0.03, first %g",
+             "set label '上下文长度 %d' at graph 0.03, first %g",
              context, context, context, context * 2.2);
-    PlotSeries s = {"wavelength 2π / inv_freq[i]", pair, wave, half, PLOT_LINESPOINTS, "#1f77b4"};
-    char title[128];
-    snprintf(title, sizeof title,
-             "RoPE: how many tokens each of the %d pairs needs for one full turn (theta = %g)", half,
-             rt->theta);
+    PlotSeries s = {"波长 2π / inv_freq[i]", pair, wave, half, PLOT_LINESPOINTS, "#1f77b4"};
+    char title[128], xlabel[96];
+    snprintf(title, sizeof title, "RoPE：%d 对各要多少个 token 才转满一圈（theta = %g）", half, rt->theta);
+    snprintf(xlabel, sizeof xlabel, "第 i 对（第 i 维和第 i + %d 维）", half);
     Plot p = {.name = "ch05_wavelength",
               .title = title,
-              .xlabel = "pair i (dims i and i + half)",
-              .ylabel = "wavelength in tokens (log scale)",
+              .xlabel = xlabel,
+              .ylabel = "波长（多少个 token，对数刻度）",
               .logy = true,
               .xmin = -0.5,
               .xmax = half - 0.5,
@@ -131,21 +130,20 @@ static void plot_rotation(const RopeTable *rt, const PlotOptions *opt) {
     const int pairs[MAX_PAIRS] = {0, step, 2 * step};
     static const char *colors[MAX_PAIRS] = {"#1f77b4", "#d95f02", "#1b9e77"};
     static double fine_p[FINE], fine_c[MAX_PAIRS][FINE], pos[N + 1], dots[MAX_PAIRS][N + 1];
-    char titles[MAX_PAIRS][96];
+    char titles[MAX_PAIRS][128];
     PlotSeries s[2 * MAX_PAIRS];
     for (int j = 0; j < PAIRS; j++) {
         double f = rt->inv_freq[pairs[j]];
         for (int i = 0; i < FINE; i++) fine_p[i] = i / 10.0, fine_c[j][i] = cos(fine_p[i] * f);
         for (int p = 0; p <= N; p++) pos[p] = p, dots[j][p] = rope_cos(rt, p)[pairs[j]];
-        snprintf(titles[j], sizeof titles[j], "pair %d: cos(p · %.3g), one turn every %.3g tokens", pairs[j],
-                 f, 2 * M_PI / f);
+        snprintf(titles[j], sizeof titles[j], "第 %d 对：cos(p · %.3g)，每 %.3g 个 token 转一圈", pairs[j], f,
+                 2 * M_PI / f);
         s[2 * j] = (PlotSeries){titles[j], fine_p, fine_c[j], FINE, PLOT_LINES, colors[j]};
         s[2 * j + 1] = (PlotSeries){NULL, pos, dots[j], N + 1, PLOT_POINTS, colors[j]};
     }
     Plot p = {.name = "ch05_rotation",
-              .title =
-                  "Pair i's vector (1, 0) rotated to position p: its first component (dots: token positions)",
-              .xlabel = "position p",
+              .title = "第 i 对的向量 (1, 0) 转到位置 p：它的第一个分量（圆点：token 所在的位置）",
+              .xlabel = "位置 p",
               .ylabel = "cos(p · inv_freq[i])",
               .xmin = 0,
               .xmax = N,

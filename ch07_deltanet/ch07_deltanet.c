@@ -149,8 +149,8 @@ static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids
         if (!ids_parse(o->common.ids, vocab, short_ids, &err)) die("%s", err.msg);
         if (o->sep >= vocab) die("--sep: id %ld is outside the vocabulary (0 .. %d)", o->sep, vocab - 1);
         copies_of(short_ids, o->sep, long_ids);
-        snprintf(notice, notice_size, "%s: the long text is %d copies of the --ids%s\n", program_name(),
-                 COPIES, o->sep >= 0 ? ", joined with --sep" : " (no --sep: not joined with 。)");
+        snprintf(notice, notice_size, "%s: 长文本是 --ids 重复 %d 遍，%s\n", program_name(), COPIES,
+                 o->sep >= 0 ? "中间用 --sep 的 id 连起来" : "中间不加「。」（要加就用 --sep ID）");
         return;
     }
     char *path = path_join(ck->dir, "tokenizer.json");
@@ -160,7 +160,8 @@ static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids
         char label[128];
         if (!sentence_ids(ck, NULL, short_ids, label, sizeof label, &err)) die("%s", err.msg);
         copies_of(short_ids, -1, long_ids);
-        snprintf(notice, notice_size, "%s: the long text is %d copies of them\n", program_name(), COPIES);
+        snprintf(notice, notice_size, "%s: 长文本是这 %d 个 id 重复 %d 遍\n", program_name(), short_ids->n,
+                 COPIES);
     }
     free(path);
 }
@@ -266,7 +267,7 @@ static void plot_figures(const Model *m, const DeltaNet *dn, const TokenIds *tex
     DeltaNetActs acts;
     dn_acts_init(&acts, &dn->d, max_T);
     double n[N], whole[N], stepwise[N];
-    fprintf(stderr, "timing the layer at %d lengths for the figures ...\n", N);
+    fprintf(stderr, "%s: 为了画图，在 %d 种长度上给这一层计时……\n", program_name(), N);
     for (int i = 0; i < N; i++) {
         n[i] = lengths[i];
         whole[i] = time_layer(dn, x, lengths[i], y, &acts, 3);
@@ -281,16 +282,15 @@ static void plot_figures(const Model *m, const DeltaNet *dn, const TokenIds *tex
     }
     dn_state_free(&st);
     PlotSeries time_series[2] = {
-        {"whole text in one pass (projections for all tokens at once)", n, whole, N, PLOT_LINESPOINTS,
-         "#1f77b4"},
-        {"token by token (generating), cumulative", n, stepwise, N, PLOT_LINESPOINTS, "#d95f02"},
+        {"整段一次读完（所有 token 的投影一起算）", n, whole, N, PLOT_LINESPOINTS, "#1f77b4"},
+        {"逐个 token 读（生成时），累计", n, stepwise, N, PLOT_LINESPOINTS, "#d95f02"},
     };
     char title[160];
-    snprintf(title, sizeof title, "Layer %d's Gated DeltaNet: time grows linearly with the tokens", LAYER);
+    snprintf(title, sizeof title, "第 %d 层的 Gated DeltaNet：时间随 token 数线性增长", LAYER);
     Plot pt = {.name = "ch07_deltanet_time",
                .title = title,
-               .xlabel = "tokens",
-               .ylabel = "time (ms)",
+               .xlabel = "token 数",
+               .ylabel = "时间（ms）",
                .xmin = 0,
                .xmax = max_T * 1.05,
                .key = "top left"};
@@ -313,26 +313,25 @@ static void plot_figures(const Model *m, const DeltaNet *dn, const TokenIds *tex
     double cross = (tables_mb + conv_mb) / kv_per_token_mb;
     char dn_title[160], kv_title[160], extra[256];
     snprintf(dn_title, sizeof dn_title,
-             "Gated DeltaNet: %d tables of %d x %d (%.1f MB) + conv history (%.0f KB)", d->n_v, d->dk, d->dv,
+             "Gated DeltaNet：%d 张 %d × %d 的记忆表（%.1f MB）+ 卷积缓存（%.0f KB）", d->n_v, d->dk, d->dv,
              tables_mb, conv_mb * 1024);
-    snprintf(kv_title, sizeof kv_title, "full attention: KV cache, %.0f KB per token",
-             kv_per_token_mb * 1024);
+    snprintf(kv_title, sizeof kv_title, "全注意力：KV cache，每个 token %.0f KB", kv_per_token_mb * 1024);
     snprintf(extra, sizeof extra,
              "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead dashtype 2\n"
-             "set label 'equal at %.0f tokens' at %.1f, graph 0.9\n",
+             "set label '%.0f 个 token 时一样大' at %.1f, graph 0.9\n",
              cross, cross, cross, cross * 1.05);
     PlotSeries mem_series[2] = {
         {dn_title, tok, dn_mb, M, PLOT_LINES, "#d95f02"},
         {kv_title, tok, kv_mb, M, PLOT_LINES, "#1f77b4"},
     };
     Plot pm = {.name = "ch07_deltanet_memory",
-               .title = "What one layer keeps while reading: the DeltaNet's state does not grow",
-               .xlabel = "tokens read so far",
-               .ylabel = "state kept (MB, float32)",
+               .title = "一层边读边要存多少：DeltaNet 的状态不随长度变大",
+               .xlabel = "已经读了多少个 token",
+               .ylabel = "存的状态（MB，float32）",
                .xmin = 0,
                .xmax = span,
                .ymin = 0,
-               .key = "top left",
+               .key = "bottom right", /* clear of both lines and of the label at the cross-over */
                .extra = extra};
     plot_lines(&pm, mem_series, 2, opt);
     dn_acts_free(&acts);
@@ -428,7 +427,7 @@ int main(int argc, char **argv) {
     const DeltaNetDims *d = &dn->d;
 
     TokenIds short_ids, long_ids; /* the two texts, read before anything is printed */
-    char notice[160] = "";        /* how the long text was made: said once the run is known to fit */
+    char notice[256] = "";        /* how the long text was made: said once the run is known to fit */
     text_ids(&opt, &m.ck, &short_ids, &long_ids, notice, sizeof notice);
     if (short_ids.n == 0) die("the short text has no tokens");
     require_memory(&opt, d, &short_ids, &long_ids);

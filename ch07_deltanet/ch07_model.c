@@ -153,6 +153,8 @@ static Options parse_args(int argc, char **argv) {
     if (o.prompt && o.common.ids) die("--prompt and --ids go one at a time");
     if (o.interactive && (o.prompt || o.common.ids)) die("--interactive reads its prompts from the terminal");
     if (o.interactive && o.common.dump) die("--dump goes with a prompt, not with --interactive");
+    if (o.common.dump && !o.prompt && !o.common.ids)
+        die("--dump writes the tensors of a prompt: give --prompt TEXT or --ids 1,2,3 with it");
     if (o.think && !o.chat && !o.interactive) die("--think goes with --chat");
     if (o.prompt && !o.prompt[0]) die("--prompt: the prompt is empty");
     if (o.threads > 0) omp_set_num_threads((int)o.threads);
@@ -167,7 +169,7 @@ static double mib(double bytes) { return bytes / (1 << 20); }
 
 static void progress_bar(int64_t done, int64_t total, void *ctx) {
     const char *what = ctx;
-    fprintf(stderr, "\r%s: %3.0f%%", what, 100.0 * (double)done / (double)total);
+    fprintf(stderr, "\r%s：%3.0f%%", what, 100.0 * (double)done / (double)total);
     if (done == total) fputc('\n', stderr);
 }
 
@@ -175,7 +177,7 @@ static void progress_bar(int64_t done, int64_t total, void *ctx) {
  * progress line when stderr is a terminal (a cold checkpoint takes a while). */
 static void touch_weights(const Model *m) {
     bool tty = isatty(STDERR_FILENO);
-    model_touch(m, tty ? progress_bar : NULL, "reading the weights from the disk");
+    model_touch(m, tty ? progress_bar : NULL, "从磁盘读入权重");
 }
 
 /* Reads ids through the model in pieces, showing progress for a long prompt. */
@@ -198,7 +200,7 @@ static void read_tokens(const Model *m, RunState *s, const int *ids, int n, cons
             tr = &piece;
         }
         if (!model_forward(m, s, ids + t0, k, tr, &err)) die("%s", err.msg);
-        if (show) fprintf(stderr, "\rprefill: %d / %d tokens", t0 + k, n);
+        if (show) fprintf(stderr, "\rprefill：%d / %d 个 token", t0 + k, n);
     }
     if (show) fputc('\n', stderr);
 }
@@ -501,7 +503,7 @@ static void save_state(const char *path, const Model *m, const RunState *s, cons
     }
     Error err;
     if (!stw_write(&w, path, NULL, &err)) die("%s", err.msg);
-    fprintf(stderr, "%s: wrote the state after %d tokens (%.1f MB) to %s\n", program_name(), seen->n,
+    fprintf(stderr, "%s: 读过 %d 个 token 之后的状态（%.1f MB）已写到 %s\n", program_name(), seen->n,
             mib((double)run_state_bytes(s, m)), path);
     stw_free(&w);
     free(names);
@@ -677,13 +679,14 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
     if (g.generated > 0 || o->prompt) printf("\n");
     fflush(stdout);
     double first_token_s = (t1 - t0) + (g.generated ? g.decode_s / g.generated : 0);
-    fprintf(stderr,
-            "%s: prompt %d tokens, generated %d; prefill %.1f tok/s, decode %.2f tok/s, first token after "
-            "%.2f s; "
-            "weights %.2f GB, state %.1f MB, peak memory %.0f MB%s\n",
-            program_name(), ids.n, g.generated, prefill_s > 0 ? ids.n / prefill_s : 0,
-            g.decode_s > 0 ? g.generated / g.decode_s : 0, first_token_s, (double)model_weight_bytes(m) / 1e9,
-            mib((double)run_state_bytes(s, m)), peak_rss_mb(), s->reference ? " (reference path)" : "");
+    fprintf(
+        stderr,
+        "%s: 提示 %d 个 token，生成 %d 个；prefill %.1f tok/s，decode %.2f tok/s，第一个 token 用了 %.2f s；"
+        "权重 %.2f GB，状态 %.1f MB，内存峰值 %.0f MB%s\n",
+        program_name(), ids.n, g.generated, prefill_s > 0 ? ids.n / prefill_s : 0,
+        g.decode_s > 0 ? g.generated / g.decode_s : 0, first_token_s, (double)model_weight_bytes(m) / 1e9,
+        mib((double)run_state_bytes(s, m)), peak_rss_mb(),
+        s->reference ? "（--reference：逐个 token 走朴素循环）" : "");
 
     if (o->common.dump) {
         write_dump(o->common.dump, m, &ids, &tr);
@@ -737,7 +740,7 @@ static void interactive(const Options *o, const Model *m, RunState *s, const Tok
             break;
         }
         if (!mem_check(run_bytes(m, CHUNK, s->pos + ids.n + n_new), "the conversation so far", &err)) {
-            fprintf(stderr, "（%s）\n", err.msg);
+            fprintf(stderr, "%s: %s\n", program_name(), err.msg); /* an error, so in English; the chat ends */
             tok_ids_free(&ids);
             break;
         }

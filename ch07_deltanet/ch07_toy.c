@@ -245,7 +245,7 @@ static const int curve_at[] = {16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 
 static void plot_decay(const PlotOptions *opt) {
     enum { STEPS = 50, NA = 5 };
     static const double alphas[NA] = {1.0, 0.99, 0.9, 0.7, 0.5};
-    static const char *titles[NA] = {"α = 1.0 (never forgets)", "α = 0.99", "α = 0.9", "α = 0.7", "α = 0.5"};
+    static const char *titles[NA] = {"α = 1.0（从不忘）", "α = 0.99", "α = 0.9", "α = 0.7", "α = 0.5"};
     static const char *colors[NA] = {"#000000", "#1b9e77", "#1f77b4", "#7570b3", "#d95f02"};
     double t[STEPS + 1], y[NA][STEPS + 1];
     for (int s = 0; s <= STEPS; s++) {
@@ -274,11 +274,11 @@ static void plot_decay(const PlotOptions *opt) {
     PlotSeries series[NA + 1];
     for (int a = 0; a < NA; a++)
         series[a] = (PlotSeries){titles[a], t, y[a], STEPS + 1, PLOT_LINES, colors[a]};
-    series[NA] = (PlotSeries){"printed in part 3", px, py, 6, PLOT_MARKS, "#000000"};
+    series[NA] = (PlotSeries){"第 3 段打印的数", px, py, 6, PLOT_MARKS, "#000000"};
     Plot p = {.name = "ch07_decay",
-              .title = "Decay: the share of old content left after t steps is α^t",
-              .xlabel = "steps since it was last written (t)",
-              .ylabel = "old content left (log scale)",
+              .title = "衰减：t 步之后旧内容还剩 α^t",
+              .xlabel = "上次写入之后过了多少步（t）",
+              .ylabel = "旧内容还剩多少（对数刻度）",
               .logy = true,
               .xmin = 0,
               .xmax = STEPS + 2,
@@ -301,15 +301,15 @@ static void plot_capacity(const CapacityTrace *tr, const Capacity result[1 + N_R
         pp[i] = 100 * result[i].plain, pd[i] = 100 * result[i].delta;
     }
     PlotSeries series[4] = {
-        {"linear attention (S += k vᵀ)", n, plain, CURVE_POINTS, PLOT_LINESPOINTS, COLOR_LINEAR},
-        {"delta rule (S += k (v - Sᵀk)ᵀ)", n, delta, CURVE_POINTS, PLOT_LINESPOINTS, COLOR_DELTA},
-        {"printed: linear attention", pn, pp, 1 + N_RANDOM, PLOT_MARKS, COLOR_LINEAR},
-        {"printed: delta rule", pn, pd, 1 + N_RANDOM, PLOT_MARKS, COLOR_DELTA},
+        {"线性注意力（S += k vᵀ）", n, plain, CURVE_POINTS, PLOT_LINESPOINTS, COLOR_LINEAR},
+        {"delta 规则（S += k (v - Sᵀk)ᵀ）", n, delta, CURVE_POINTS, PLOT_LINESPOINTS, COLOR_DELTA},
+        {"第 4 段打印的数：线性注意力", pn, pp, 1 + N_RANDOM, PLOT_MARKS, COLOR_LINEAR},
+        {"第 4 段打印的数：delta 规则", pn, pd, 1 + N_RANDOM, PLOT_MARKS, COLOR_DELTA},
     };
     Plot p = {.name = "ch07_capacity",
-              .title = "How much one 128 x 128 table holds: mean error when every pair is read back",
-              .xlabel = "pairs (k, v) written (curves: the first n of the 1024 random keys; log scale)",
-              .ylabel = "mean read-back error |Sᵀk - v| / |v|  (%)",
+              .title = "一张 128 × 128 的表能记多少：每一对都读回来，平均误差多大",
+              .xlabel = "写进去的 (k, v) 对数（曲线：1024 个随机 key 的前 n 个；对数刻度）",
+              .ylabel = "读回来的平均误差 |Sᵀk - v| / |v|（%）",
               .logx = true,
               .xmin = 12,
               .xmax = 1400,
@@ -318,7 +318,7 @@ static void plot_capacity(const CapacityTrace *tr, const Capacity result[1 + N_R
               .key = "top left",
               .extra = "set arrow from 128, graph 0 to 128, graph 1 nohead dashtype 2\n"
                        "set label 'd_k = 128' at 135, graph 0.55\n"
-                       "set label '128 orthogonal keys: 0%' at 135, 6"};
+                       "set label '128 个互相垂直的 key：0%' at 135, 6"};
     plot_lines(&p, series, 4, opt);
 }
 
@@ -341,14 +341,14 @@ static void plot_position(const CapacityTrace *tr, int n, const PlotOptions *opt
     moving_average(plain_avg, tr->plain_pair, n, 32);
     for (int i = 0; i < n; i++) delta_avg[i] *= 100, plain_avg[i] *= 100;
     PlotSeries series[3] = {
-        {"delta rule, each pair", pos, delta, n, PLOT_DOTS, COLOR_DELTA_LIGHT},
-        {"delta rule, mean of 32 neighbours", pos, delta_avg, n, PLOT_LINES, COLOR_DELTA},
-        {"linear attention, mean of 32 neighbours", pos, plain_avg, n, PLOT_LINES, COLOR_LINEAR},
+        {"delta 规则，每一对", pos, delta, n, PLOT_DOTS, COLOR_DELTA_LIGHT},
+        {"delta 规则，前后 32 对的平均", pos, delta_avg, n, PLOT_LINES, COLOR_DELTA},
+        {"线性注意力，前后 32 对的平均", pos, plain_avg, n, PLOT_LINES, COLOR_LINEAR},
     };
     Plot p = {.name = "ch07_position",
-              .title = "Which pairs the table still knows: 1024 random keys, error by write position",
-              .xlabel = "write position (1 = written first, 1024 = written last)",
-              .ylabel = "read-back error |Sᵀk - v| / |v|  (%)",
+              .title = "表还记得哪几对：1024 个随机 key，按写入的先后看误差",
+              .xlabel = "第几个写进去的（1 = 最早写的，1024 = 最后写的）",
+              .ylabel = "读回来的误差 |Sᵀk - v| / |v|（%）",
               .xmin = 0,
               .xmax = n + 1,
               .ymin = 0,

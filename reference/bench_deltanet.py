@@ -7,8 +7,9 @@ over the whole text at once, then the delta rule token by token (decay, look up 
 k, write the difference × β, read with q), gated RMSNorm, out_proj. It is written
 from the math in docs/math.md §6. The weights are read from the same
 safetensors files the C code maps (BF16, A_log and the norm weight F32), widened to
-float32 once, as the book's loader does. torch.set_num_threads(2): this machine's
-two cores, as the book's os.cpu_count() // 2 on its machine.
+float32 once, as the book's loader does. torch.set_num_threads(2) by default
+(--threads N sets another): the book's scripts take half the cores,
+os.cpu_count() // 2, which is 2 on four cores.
 
 Run by ch07_deltanet/bench/bench_deltanet.c (make bench); on its own:
     /usr/bin/python3 reference/bench_deltanet.py --model models/Qwen3.5-0.8B-synthetic --counts 6,7,139,159
@@ -17,12 +18,12 @@ token count: "torch T=<count> median_ms=<ms> min_ms=<ms> reps=<n> sum_abs=<Σ|y|
 (the sum lets the C side check that both computed the same layer).
 
 Debian's python3-torch does its matrix products through libblas.so.3, which is the
-reference BLAS (plain loops, ~2 GFLOP/s here) unless an optimized one is installed
-(libopenblas0-pthread: ~150 GFLOP/s here on the long text's projections). The C
-benchmark runs this script as installed and, when OpenBLAS is there, with
-LD_LIBRARY_PATH pointing at it, with and without OMP_WAIT_POLICY=PASSIVE (torch's
-OpenMP threads otherwise spin while OpenBLAS's threads work, on the same 2 cores),
-and compares with the fastest.
+reference BLAS (plain loops, far slower than an optimized BLAS) unless an optimized
+one is installed (libopenblas0-pthread). The C benchmark
+runs this script as installed and, when OpenBLAS is there, with LD_LIBRARY_PATH
+pointing at it, with and without OMP_WAIT_POLICY=PASSIVE (torch's OpenMP threads
+otherwise spin while OpenBLAS's threads work, on the same cores), and compares with
+the fastest.
 The token ids are the Qwen3 tokenizer's for the book's sentence (docs/tokenizer.md §6)
 joined with 。 (id 1773); the time depends on the count, not on the ids.
 """

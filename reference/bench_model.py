@@ -13,8 +13,8 @@ T more tokens after what a state has seen, so the same code does both jobs:
             token, causal attention over the prompt), logits for the last token only;
   decode    one token at a time, keeping every attention layer's K and V and every
             DeltaNet layer's conv history and memory tables between tokens.
-torch.set_num_threads(2) by default (--threads): the two cores of the machine the
-goals were set on, as the book's os.cpu_count() // 2 on its machine.
+torch.set_num_threads(2) by default (--threads N sets another): the book's scripts
+take half the cores, os.cpu_count() // 2, which is 2 on four cores.
 
 Run by ch07_deltanet/bench/bench_model.c (make bench); on its own:
     /usr/bin/python3 reference/bench_model.py --model models/Qwen3.5-0.8B-synthetic --counts 139 --decode 16

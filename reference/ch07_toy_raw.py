@@ -14,7 +14,7 @@ pair back. One line per experiment:
 the mean relative read-back errors |S^T k - v| / |v| (all pairs plain, all pairs delta
 rule, the delta rule's last 16 and first 16 pairs) as Python floats.
 Read by ch07_deltanet/tests/test_ch07_capacity.c. Needs Debian's python3-torch
-(installed here if missing).
+(the script installs it with apt-get when it is missing).
 """
 import os
 import subprocess

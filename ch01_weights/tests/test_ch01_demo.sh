@@ -84,6 +84,11 @@ expect_error() {
     ok "$label"
 }
 
+# header_len FILE: the safetensors header length, the first 8 bytes little-endian
+header_len() { od -An -v -t u1 -N 8 "$1" | awk '{ for (i = NF; i >= 1; i--) n = n * 256 + $i } END { print n }'; }
+# kb BYTES: as the demo prints a size under 1 MB
+kb() { awk -v b="$1" 'BEGIN { printf "%.2f KB", b / 1e3 }'; }
+
 # ---- the full-size checkpoint ------------------------------------------------------
 # Counts by hand from docs/checkpoint.md §4 (hidden 1024, vocab 248320, MLP 3584):
 #   embed_tokens 248320·1024 = 254,279,680                          -> 254.3M
@@ -102,8 +107,13 @@ expect_error() {
 #              = 254,280,704 + 387,996,480 + 110,115,840 = 752,393,024 -> 752.4M
 #   tensors: 2 + 18·(2 + 9 + 3) + 6·(2 + 6 + 3) = 320, of which F32: 18·2 = 36
 #   bytes: 36 F32 tensors 18·(16 + 128)·4 = 10,368, the rest in bf16
-#     (752,393,024 − 2,592)·2 = 1,504,780,864: 1,504,791,232 B = 1.50 GB;
-#     all bf16 752,393,024·2 = 1.50 GB, all fp32 ·4 = 3,009,572,096 B = 3.01 GB
+#     (752,393,024 − 2,592)·2 = 1,504,780,864: 1,504,791,232 B = 1.50 GB of text
+#     weights; all fp32 752,393,024·4 = 3,009,572,096 B = 3.01 GB
+#   the file: the text weights, the 4 stand-ins for the vision tower and mtp
+#     (common/workbook/synthetic.c: patch_embed 16·3·2·4·4 = 1,536 and norm1 16 values;
+#     mtp.fc 1024·2048 = 2,097,152 and mtp.norm 1024), all bf16: 2·2,099,728 =
+#     4,199,456 B, so a data area of 1,508,990,688 B; with the 8-byte length and the
+#     JSON header (tens of KB) 1.51 GB
 run "$synth" --size full --zeros --out "$tmp/full"
 if [ "$rc" -ne 0 ]; then
     bad "make_synthetic --size full --zeros: exit status $rc"
@@ -125,7 +135,11 @@ else
         "  文本部分合计 752.4M（752,393,024 个）：18 层线性注意力 + 6 层全注意力 + 24 个 MLP + 词嵌入 + 各处 norm"
     expect_lines "full-size checkpoint: dtypes and memory" \
         "数据类型：BF16 284 个张量，F32 36 个，F16 0 个（F32 的是 linear_attn.A_log、linear_attn.norm.weight：精度要紧的少数几个）" \
-        "内存：文件里的文本权重 1.50 GB；全按 bf16 存是 1.50 GB，全换成 fp32 要 3.01 GB"
+        "内存：分片文件共 1.51 GB（视觉塔和 mtp 也在里面），其中文本权重 1.50 GB；文本权重全换成 fp32 要 3.01 GB"
+    shard="$tmp/full/model.safetensors-00001-of-00001.safetensors"
+    [ "$(wc -c <"$shard")" -eq $((8 + $(header_len "$shard") + 1508990688)) ] &&
+        ok "full-size checkpoint: the file is the length, the header and 1,508,990,688 data bytes" ||
+        bad "full-size checkpoint: $(wc -c <"$shard") bytes in $shard"
     if grep -qE '^打开 1 个分片用了 [0-9]+ ms（mmap 只读文件头，权重用到时才从磁盘读）：文本部分 320 个张量，跳过视觉塔和 mtp 的 4 个$' "$tmp/out"; then
         ok "full-size checkpoint: 320 text tensors, 4 skipped"
     else
@@ -148,13 +162,23 @@ fi
 #   MLP 3·128·64 = 24,576; two norms 128 per layer
 #   total = 65,536 + 64 + 3·(17,432 + 24,576 + 128) + (32,832 + 24,576 + 128)
 #         = 65,600 + 126,408 + 57,536 = 249,544 (0.2M); 55 tensors, 6 of them F32
+#   bytes: the F32 ones 3·(4 + 16)·4 = 240, the rest (249,544 − 60)·2 = 498,968:
+#     499,208 B = 499.21 KB; all fp32 249,544·4 = 998,176 B = 998.18 KB
+#   the file: those, and the stand-ins 1,536 + 16 (vision) + 64·128 + 64 (mtp) values
+#     in bf16 = 19,616 B: a data area of 518,824 B, after the 8-byte length and the
+#     header, whose length the file's first 8 bytes give
 run "$demo" --model "$TINY"
+tiny_shard="$TINY/model.safetensors-00001-of-00001.safetensors"
+tiny_file=$((8 + $(header_len "$tiny_shard") + 518824))
 expect_lines "tiny checkpoint: total 249,544" \
     "层的排列（L = 线性注意力，F = 全注意力）：LLLF" \
     "  词嵌入 embed_tokens [1024, 64]：0.1M（输出层和它共用同一个矩阵，不另算）" \
     "  一层线性注意力 0.0M：in_proj_qkv 0.0M，in_proj_z 0.0M，out_proj 0.0M，conv1d 只有 512 个" \
     "  文本部分合计 0.2M（249,544 个）：3 层线性注意力 + 1 层全注意力 + 4 个 MLP + 词嵌入 + 各处 norm" \
-    "数据类型：BF16 49 个张量，F32 6 个，F16 0 个（F32 的是 linear_attn.A_log、linear_attn.norm.weight：精度要紧的少数几个）"
+    "数据类型：BF16 49 个张量，F32 6 个，F16 0 个（F32 的是 linear_attn.A_log、linear_attn.norm.weight：精度要紧的少数几个）" \
+    "内存：分片文件共 $(kb $tiny_file)（视觉塔和 mtp 也在里面），其中文本权重 499.21 KB；文本权重全换成 fp32 要 998.18 KB"
+[ "$(wc -c <"$tiny_shard")" -eq "$tiny_file" ] && ok "tiny checkpoint: the file is the length, the header and 518,824 data bytes" ||
+    bad "tiny checkpoint: $(wc -c <"$tiny_shard") bytes in $tiny_shard, want $tiny_file"
 
 # An untied output head adds its own 1024·64 = 65,536: 315,080 (0.3M).
 run "$synth" --size tiny --lm-head --out "$tmp/untied"
@@ -164,11 +188,18 @@ expect_lines "tiny checkpoint with lm_head: counted apart" \
     "  输出层 lm_head：0.1M" \
     "  文本部分合计 0.3M（315,080 个）：3 层线性注意力 + 1 层全注意力 + 4 个 MLP + 词嵌入 + 各处 norm"
 
-# Split over two shards: the same model.
+# Split over two shards: the same model; the file size is both shards', each with its
+# own length and header around its part of the 518,824 data bytes.
 run "$synth" --size tiny --shards 2 --out "$tmp/two"
+two_file=518824
+for f in "$tmp"/two/*.safetensors; do two_file=$((two_file + 8 + $(header_len "$f"))); done
 run "$demo" --model "$tmp/two"
-expect_lines "tiny checkpoint in two shards: same total" \
-    "  文本部分合计 0.2M（249,544 个）：3 层线性注意力 + 1 层全注意力 + 4 个 MLP + 词嵌入 + 各处 norm"
+expect_lines "tiny checkpoint in two shards: same total, both files counted" \
+    "  文本部分合计 0.2M（249,544 个）：3 层线性注意力 + 1 层全注意力 + 4 个 MLP + 词嵌入 + 各处 norm" \
+    "内存：分片文件共 $(kb $two_file)（视觉塔和 mtp 也在里面），其中文本权重 499.21 KB；文本权重全换成 fp32 要 998.18 KB"
+[ "$(cat "$tmp"/two/*.safetensors | wc -c)" -eq "$two_file" ] &&
+    ok "tiny checkpoint in two shards: the two files are their lengths, headers and the data bytes" ||
+    bad "tiny checkpoint in two shards: $(cat "$tmp"/two/*.safetensors | wc -c) bytes, want $two_file"
 grep -q '^打开 2 个分片用了' "$tmp/out" && ok "tiny checkpoint in two shards: 2 shards opened" ||
     bad "tiny checkpoint in two shards: no line saying 2 shards"
 
@@ -185,7 +216,9 @@ else
     run env -u QWEN35_MODEL -u HF_HOME HF_HUB_CACHE="$tmp/nohub" HOME="$tmp/home" "$demo"
     if [ "$rc" -ne 0 ] && [ ! -s "$tmp/out" ] && grep -qF "$(pwd)/models/Qwen3.5-0.8B" "$tmp/err" &&
         grep -qF "$tmp/nohub/models--Qwen--Qwen3.5-0.8B/snapshots/*" "$tmp/err" &&
-        grep -qF "huggingface-cli download Qwen/Qwen3.5-0.8B" "$tmp/err"; then
+        grep -qF "hf download Qwen/Qwen3.5-0.8B --local-dir models/Qwen3.5-0.8B" "$tmp/err" &&
+        grep -qF "modelscope download --model Qwen/Qwen3.5-0.8B" "$tmp/err" &&
+        grep -qF "make synthetic" "$tmp/err"; then
         ok "no model anywhere: says where it looked and how to download"
     else
         bad "no model anywhere (exit $rc)"

@@ -49,7 +49,8 @@ START_TEST(dumped_tensors_read_back_exactly) {
     int rc = run_program(argv, out_txt, err_txt);
     char *err_text = slurp(err_txt, NULL);
     ck_assert_msg(rc == 0, "exit %d: %s", rc, err_text);
-    ck_assert_msg(strstr(err_text, "wrote 5 tensor(s)"), "stderr: %s", err_text);
+    ck_assert_msg(strstr(err_text, "5 个张量（float32）已写到 ") && strstr(err_text, file), "stderr: %s",
+                  err_text);
     free(err_text);
 
     Checkpoint ck;

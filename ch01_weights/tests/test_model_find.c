@@ -416,10 +416,13 @@ START_TEST(nothing_found_lists_every_place) {
         "$QWEN35_MODEL",
         "not set",
         LOCAL_MODEL,
-        "huggingface-cli download Qwen/Qwen3.5-0.8B --local-dir models/Qwen3.5-0.8B"};
+        "hf download Qwen/Qwen3.5-0.8B --local-dir models/Qwen3.5-0.8B",
+        "modelscope download --model Qwen/Qwen3.5-0.8B --local_dir models/Qwen3.5-0.8B",
+        "make synthetic"};
     for (size_t i = 0; i < ARRAY_LEN(says); i++)
         ck_assert_msg(strstr(err.msg, says[i]), "the message does not say \"%s\":\n%s", says[i], err.msg);
     ck_assert_msg(strstr(err.msg, want), "the message does not list the cache %s:\n%s", want, err.msg);
+    ck_assert_msg(!strstr(err.msg, "huggingface-cli"), "the message names the retired CLI:\n%s", err.msg);
 
     /* with HF_HUB_CACHE unset it lists the default cache under $HOME */
     unsetenv("HF_HUB_CACHE");

@@ -145,10 +145,47 @@ if "$synth" --size tiny --tokenizer $tiny --out "$tmp/ckpt" 2>"$tmp/err"; then
         grep -qF -- "$line" "$tmp/demo.out" && echo "ok   demo prints: $line" || fail "demo output lacks: $line"
     done
     [ -s "$tmp/dump.safetensors" ] && echo "ok   --dump wrote a file" || fail "--dump wrote nothing"
+    grep -q '^分词器：' "$tmp/demo.out" && ! grep -q '没有 tokenizer.json' "$tmp/err" &&
+        echo "ok   with a tokenizer: both halves, no notice about a missing one" || fail "with a tokenizer: $(cat "$tmp/err")"
     # with the model, the scripting flags use the folder's tokenizer.json
     expect "encode via --model" "[257]" "$("$demo" --model "$tmp/ckpt" --encode abc)"
+    # --dump that cannot be written, and a run that does not fit the memory limit:
+    # refused before anything is printed (30,000 x's are 30,000 tokens in the tiny
+    # file: 30,000 · (64 + 1) · 4 = 7,800,000 bytes of rows and ids)
+    expect_error "unwritable --dump" "no/such/dir/d.safetensors" "$demo" --model "$tmp/ckpt" --dump "$tmp/no/such/dir/d.safetensors"
+    many_x=$(head -c 30000 /dev/zero | tr '\0' x)
+    expect_error "more memory than --max-memory" "the demo on 30000 tokens would need about 7.8 MB of memory (7,800,000 bytes)" \
+        "$demo" --model "$tmp/ckpt" --text "$many_x" --max-memory 4M
+    "$demo" --model "$tmp/ckpt" --text "$many_x" --max-memory 16M >/dev/null 2>"$tmp/err" &&
+        echo "ok   the same run within --max-memory 16M" || fail "--max-memory 16M: $(cat "$tmp/err")"
+
+    # A model folder without tokenizer.json: the embedding half on the reference
+    # script's 7 ids (3, 141, 592, 7, 1000, 59, 288), one notice that says what is
+    # skipped and how to get a tokenizer; what needs the tokenizer is an error.
     rm "$tmp/ckpt/tokenizer.json"
-    expect_error "model without tokenizer.json" "no tokenizer.json in the model folder" "$demo" --model "$tmp/ckpt"
+    "$demo" --model "$tmp/ckpt" --dump "$tmp/ref.safetensors" >"$tmp/demo.out" 2>"$tmp/err" \
+        || fail "model without tokenizer.json: exit status $?: $(cat "$tmp/err")"
+    [ "$(wc -l <"$tmp/err")" -eq 2 ] && grep -q '^ch02_embedding: 模型目录里没有 tokenizer.json，分词这一半跳过了，查表用参考脚本的 7 个 token id（要看分词：把 Qwen3.5-0.8B 下载里的 tokenizer.json 复制进来，或者用 --tokenizer FILE）$' "$tmp/err" &&
+        grep -q "^ch02_embedding: 2 个张量（float32）已写到 $tmp/ref.safetensors$" "$tmp/err" &&
+        echo "ok   model without tokenizer.json: the notice, and the dump's" || fail "model without tokenizer.json: stderr: $(cat "$tmp/err")"
+    grep -q '^分词器：\|^ids = \|^解码回去' "$tmp/demo.out" && fail "model without tokenizer.json: the tokenizer half printed"
+    for line in '嵌入表 embed_tokens：[1024, 64]，BF16，0.1M 个参数，0.1 MB' \
+                '查表：7 个 id → 形状 (1, 7, 64) 的 float32，只读了这 7 行（896 字节），整张表一个数也没转换' \
+                '输出层：没有 lm_head.weight（tie_word_embeddings = true），最后的 h 和这张表的每一行做点积得到 1,024 个 logits'; do
+        grep -qxF -- "$line" "$tmp/demo.out" && echo "ok   without tokenizer.json: $line" || fail "without tokenizer.json, no line: $line"
+    done
+    [ "$(grep -c '^ *[0-9]*  \[.*, \.\.\.\]  范数 [0-9.]*$' "$tmp/demo.out")" -eq 7 ] &&
+        [ "$(sed -n 's/^ *\([0-9]*\)  \[.*/\1/p' "$tmp/demo.out" | tr '\n' ,)" = "3,141,592,7,1000,59,288," ] &&
+        echo "ok   without tokenizer.json: the 7 reference ids' rows, no token text" || fail "without tokenizer.json: the rows"
+    head -c 200 "$tmp/ref.safetensors" | grep -q '"ids":{"dtype":"F32","shape":\[7\]' &&
+        head -c 200 "$tmp/ref.safetensors" | grep -q '"embed":{"dtype":"F32","shape":\[7,64\]' &&
+        echo "ok   without tokenizer.json: --dump holds embed [7, 64] and ids [7]" || fail "without tokenizer.json: the dump's header"
+    for mode in "--encode abc" "--decode 1,2" "--encode-jsonl $tmp/in.jsonl" "--chat" "--text abc"; do
+        flag=${mode%% *}
+        # shellcheck disable=SC2086
+        expect_error "model without tokenizer.json: $flag" "$tmp/ckpt/tokenizer.json: no tokenizer.json in the model folder, and $flag needs one" \
+            "$demo" --model "$tmp/ckpt" $mode
+    done
     mkfifo "$tmp/ckpt/tokenizer.json"
     expect_error "model with a FIFO for tokenizer.json" "tokenizer.json is a named pipe (FIFO)" timeout 10 "$demo" --model "$tmp/ckpt"
     rm "$tmp/ckpt/tokenizer.json"

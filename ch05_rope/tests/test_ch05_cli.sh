@@ -49,10 +49,12 @@ abs_tiny=$(cd "$tiny" && pwd)
 (cd "$work" && "$abs_demo" --model "$abs_tiny" --plot=ascii >"$out" 2>"$err") || fail "--plot=ascii run"
 if command -v gnuplot >/dev/null 2>&1; then
     [ -s "$work/plots/ch05_wavelength.png" ] && [ -s "$work/plots/ch05_rotation.png" ] || fail "no PNGs written"
-    grep -q 'pair i (dims i and i + half)' "$err" || fail "no terminal drawing on stderr"
+    grep -q '第 i 对（第 i 维和第 i + 4 维）' "$err" || fail "no terminal drawing on stderr"
+    grep -q '图已保存到 plots/ch05_wavelength.png' "$err" && grep -q '图已保存到 plots/ch05_rotation.png' "$err" ||
+        fail "no notice naming each PNG"
     echo "ok   --plot=ascii: two PNGs and terminal drawings"
 else
-    grep -q 'skipped' "$err" || fail "no notice that the plots were skipped"
+    grep -q '没有找到 gnuplot，跳过了' "$err" || fail "no notice that the plots were skipped"
     echo "ok   --plot=ascii without gnuplot: skipped with a notice"
 fi
 grep -q '^RoPE 只转' "$out" || fail "stdout changed by --plot=ascii"

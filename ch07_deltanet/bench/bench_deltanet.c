@@ -5,32 +5,34 @@
  *   make bench                (or: build/ch07_deltanet/bench/bench_deltanet [--model DIR] [--no-torch])
  *
  * The inputs are the book's sentence 今天天气不错，我们去公园 and the same joined 20
- * times with 。. Token ids: the book's Qwen3.5 tokenizer gives 6 and 139 tokens; the
- * Qwen3 tokenizer gives 7 and 159 (docs/tokenizer.md §6 lists those ids, which are used
- * here; the timing depends on the count, not on the ids). Both pairs of counts are
- * measured.
+ * times with 。. Token ids: the book prints 6 and 139 tokens for them with the
+ * Qwen3.5 tokenizer (the book's figures); the Qwen3 tokenizer gives 7 and 159
+ * (docs/tokenizer.md §6 lists those ids, which are used here; the timing depends on
+ * the count, not on the ids). Both pairs of counts are measured.
  *
  * The PyTorch side is reference/bench_deltanet.py (Debian's /usr/bin/python3 with
- * python3-torch, float32, torch.set_num_threads(2)), started from here so both run
- * on the same machine in the same run, in three set-ups:
+ * python3-torch, float32, torch.set_num_threads(2): the script's default; the book's
+ * scripts take half the cores, os.cpu_count() // 2, which is 2 on four cores),
+ * started from here so both run on the same machine in the same run, in three
+ * set-ups:
  *   1. as installed: Debian's torch does its matrix products in the system's
  *      libblas.so.3, the reference BLAS unless an optimized one is installed;
  *   2. with OpenBLAS (Debian's libopenblas0-pthread, when it is there);
  *   3. with OpenBLAS and OMP_WAIT_POLICY=PASSIVE: torch's own OpenMP threads then
- *      sleep instead of spinning while OpenBLAS's threads multiply, which on 2
- *      cores is PyTorch's fastest set-up here.
+ *      sleep instead of spinning while OpenBLAS's threads multiply, which matters
+ *      when the two share a few cores.
  * The speed-up is against the fastest of them. Each C figure is the median (and
  * the fastest) of many runs after warm-up runs (the weights are then in the
  * caches, as they are when a layer runs inside the model).
  *
- * What bounds each case (docs/math.md §6 and the issue's figures for this 2-core
- * machine, and what this benchmark shows):
- *   long text   ≈ 3.3 GFLOP of projections; linear_batch runs them at ~205 GFLOP/s,
- *               ≈ 16 ms; the rest of the layer (conv, norms, gates, the delta
- *               rule) adds ≈ 4 ms
+ * What bounds each case (docs/math.md §6), to read the printed figures against:
+ *   long text   ≈ 3.3 GFLOP of projections: compute-bound, so the time is that
+ *               over what linear_batch reaches on the machine (the GFLOP/s column);
+ *               the rest of the layer (conv, norms, gates, the delta rule) adds a
+ *               few milliseconds
  *   short text  the layer's ≈ 21 MB of BF16 weights, each used for 6-7 multiply-
- *               adds: 126-147 MFLOP, ≈ 0.6-0.7 ms at linear_batch's ~210 GFLOP/s,
- *               measured 0.7-0.9 ms; ≈ 0.15 ms for the rest
+ *               adds (126-147 MFLOP): the weights are read for little work, so
+ *               the time is closer to reading them than to the multiply-adds
  * The C figure is split into the five projections alone (linear_batch) and the
  * rest.
  */

@@ -57,7 +57,7 @@ if "$synth" --size full --zeros --out full > /dev/null 2>&1; then
     same_line "full shapes" 1 out.txt
     matches "full shapes (A_log = 0)" 2 out.txt '^每个头固定的遗忘速度 exp\(A_log\)：最小 1\.00，最大 1\.00（越大忘得越快）$'
     for n in 3 4; do
-        # the same as the book's line with the time masked (the time is this machine's)
+        # the same as the book's line with the time masked (the time depends on the machine)
         got=$(line $n out.txt | sed 's/，[0-9]* ms$/，N ms/'); want=$(line $n "$book" | sed 's/，[0-9]* ms$/，N ms/')
         [ "$got" = "$want" ] && ok "full shapes: line $n is the book's but for the time" \
             || bad "full shapes: line $n is '$(line $n out.txt)', book '$(line $n "$book")'"
@@ -80,10 +80,10 @@ matches "tiny --ids" 4 out.txt '^  159 个 token：输出 \(1, 159, 64\)，[0-9]
 matches "tiny --ids" 5 out.txt '^记忆表：每个头 \[16, 16\]，4 个头共 0\.0 MB，和 token 数无关；全注意力的 KV cache 每个 token 要加 0 KB$'
 matches "tiny --ids" 6 out.txt '^第 0 层对这 7 个 token：衰减 exp\(g\) 的范围 \[[01]\.[0-9][0-9], [01]\.[0-9][0-9]\]，β 的范围 \[[01]\.[0-9][0-9], [01]\.[0-9][0-9]\]$'
 six_lines "tiny --ids" out.txt
-grep -q '20 copies of the --ids, joined with --sep' err.txt && ok "tiny --ids: stderr says how the long text was made" || bad "tiny --ids: no notice"
+grep -q '长文本是 --ids 重复 20 遍，中间用 --sep 的 id 连起来' err.txt && ok "tiny --ids: stderr says how the long text was made" || bad "tiny --ids: no notice"
 "$bin" --model "$tiny" --ids 3,141,592 --plot=none > out2.txt 2> err2.txt
 matches "tiny --ids without --sep" 4 out2.txt '^   60 个 token：输出 \(1, 60, 64\)，[0-9]+ ms$'
-grep -q 'not joined' err2.txt && ok "without --sep: stderr says the copies are not joined" || bad "without --sep: no notice"
+grep -q '中间不加「。」' err2.txt && ok "without --sep: stderr says the copies are not joined" || bad "without --sep: no notice"
 
 # 2b. Neither --ids nor a tokenizer (the tiny checkpoint has none): the reference
 #     script's 7 ids, as every chapter's demo does, with a notice; 20 copies of them.
@@ -91,6 +91,8 @@ grep -q 'not joined' err2.txt && ok "without --sep: stderr says the copies are n
 [ $rc -eq 0 ] && ok "no tokenizer, no --ids: exits 0" || { bad "no tokenizer, no --ids: exit status $rc"; cat err.txt; }
 grep -q '参考脚本的 7 个 token id' err.txt && ok "no tokenizer, no --ids: stderr says the reference ids are used" \
     || { bad "no tokenizer, no --ids: no notice"; cat err.txt; }
+grep -q '长文本是这 7 个 id 重复 20 遍' err.txt && ok "no tokenizer, no --ids: stderr says how the long text was made" \
+    || { bad "no tokenizer, no --ids: no notice about the long text"; cat err.txt; }
 matches "reference ids" 3 out.txt '^    7 个 token：输出 \(1, 7, 64\)，[0-9]+ ms$'
 matches "reference ids" 4 out.txt '^  140 个 token：输出 \(1, 140, 64\)，[0-9]+ ms$'
 six_lines "reference ids" out.txt
@@ -125,7 +127,7 @@ if command -v gnuplot > /dev/null 2>&1; then
         if [ "$(head -c 8 "plots/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
             ok "plots/$f.png is a PNG"
         else bad "plots/$f.png missing or not a PNG"; fi
-        grep -q "wrote plots/$f.png" err.txt && ok "stderr names plots/$f.png" || bad "no notice for $f.png"
+        grep -q "图已保存到 plots/$f.png" err.txt && ok "stderr names plots/$f.png" || bad "no notice for $f.png"
     done
     [ "$(wc -l < out.txt)" -eq 12 ] && ok "--plot=png: stdout is still the 12 lines" || bad "--plot=png changed stdout"
     # the memory figure's data: the DeltaNet state is flat, the KV cache grows
@@ -137,7 +139,7 @@ fi
 mkdir nognuplot && cd nognuplot || exit 1
 PATH=/nonexistent "$bin" --model "$tiny" --ids 3,141 > out.txt 2> err.txt; rc=$?
 [ $rc -eq 0 ] && ok "without gnuplot: exits 0" || bad "without gnuplot: exit status $rc"
-[ "$(grep -c 'gnuplot not found, skipped plots/ch07_deltanet_.*png' err.txt)" -eq 2 ] \
+[ "$(grep -c '没有找到 gnuplot，跳过了 plots/ch07_deltanet_.*png' err.txt)" -eq 2 ] \
     && ok "without gnuplot: stderr says both plots were skipped" || { bad "without gnuplot: no skip notices"; cat err.txt; }
 six_lines "without gnuplot" out.txt
 cd .. || exit 1

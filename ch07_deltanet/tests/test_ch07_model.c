@@ -236,6 +236,14 @@ START_TEST(bad_flags) {
     expect_refused("--think --ids 1", "--think goes with --chat");
     expect_refused("--prompt a --ids 1", "one at a time");
     expect_refused("--frobnicate", "unknown option");
+    /* --dump needs a prompt: the walkthrough, or a loaded state alone, would write nothing */
+    char dump_args[1024], dump_path[512];
+    snprintf(dump_path, sizeof dump_path, "%s/nothing.safetensors", tmp);
+    snprintf(dump_args, sizeof dump_args, "--dump %s", dump_path);
+    expect_refused(dump_args, "--dump writes the tensors of a prompt: give --prompt TEXT or --ids 1,2,3");
+    snprintf(dump_args, sizeof dump_args, "-n 0 --load-state %s/good.safetensors --dump %s", tmp, dump_path);
+    expect_refused(dump_args, "--dump writes the tensors of a prompt");
+    ck_assert_msg(!is_file(dump_path), "a refused --dump wrote %s", dump_path);
     /* a prompt beyond the context (4096 positions in the tiny config) */
     size_t n = 4097 * 2 + 16;
     char *args = xmalloc(n + 32), *p = args + sprintf(args, "-n 0 --ids ");

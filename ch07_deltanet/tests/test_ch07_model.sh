@@ -27,7 +27,7 @@ exact_line() {
 #   + 2·256 = 7,340,544 = 7.34M; an MLP 3·3584·1024 = 11,010,048 = 11.01M; norms
 #   24·2·1024 + 1024 = 50,176 = 0.05M; total 752,393,024 = 752.4M (tied: the
 #   embedding counted once); 2 bytes each except the 18 · (16 + 128) F32 values:
-#   1,504,796,480 bytes = 1.50 GB, 3.01 GB in float32.
+#   1,504,791,232 bytes = 1.50 GB, 3.01 GB in float32.
 #   State: a KV row is 2 (K, V) × 2 heads × 256 × 4 bytes = 4096 B = 4 KB; a DeltaNet
 #   layer 16 × 128 × 128 × 4 = 1 MB of tables + 3 × 6144 × 4 = 73,728 B = 72 KB of
 #   conv history = 1,122,304 B = 1.07 MB, 18 layers 19.3 MB. At 100 tokens the 6 KV
@@ -70,7 +70,7 @@ cp -r "$tiny" "$tmp/tok" && cp ch02_embedding/tests/data/tiny_tokenizer.json "$t
 "$demo" --model "$tmp/tok" --prompt "abc 你" -n 6 >"$out" 2>"$err" || fail "prompt: exit status $?"
 [ "$(wc -l <"$out")" -eq 1 ] && ok "prompt: one line of text" || fail "prompt: $(wc -l <"$out") lines"
 head -c 7 "$out" | grep -q '^abc 你' && ok "prompt: starts with the prompt" || fail "prompt: does not start with it"
-grep -q '^ch07_model: prompt 3 tokens, generated 6; prefill .* tok/s, decode .* tok/s, first token after .* s; weights .* GB, state .* MB, peak memory .* MB$' "$err" \
+grep -q '^ch07_model: 提示 3 个 token，生成 6 个；prefill .* tok/s，decode .* tok/s，第一个 token 用了 .* s；权重 .* GB，状态 .* MB，内存峰值 .* MB$' "$err" \
     && ok "prompt: the summary line" || fail "prompt: no summary line"
 [ "$(wc -l <"$err")" -eq 1 ] && ok "prompt: nothing else on stderr" || fail "prompt: $(wc -l <"$err") lines on stderr"
 "$demo" --model "$tmp/tok" --prompt "abc" --chat -n 3 >"$out" 2>"$err" || fail "chat: exit status $?"

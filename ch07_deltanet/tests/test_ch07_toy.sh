@@ -33,7 +33,7 @@ if [ $has_gnuplot = yes ]; then
             ok "plots/$f.png is a PNG"
         else bad "plots/$f.png missing or not a PNG"; fi
         [ -s "plots/$f.dat" ] && [ -s "plots/$f.gp" ] && ok "plots/$f.dat and .gp written" || bad "plots/$f.dat/.gp missing"
-        grep -q "wrote plots/$f.png" err.txt && ok "stderr says it wrote $f.png" || bad "no notice for $f.png on stderr"
+        grep -q "图已保存到 plots/$f.png" err.txt && ok "stderr says it wrote $f.png" || bad "no notice for $f.png on stderr"
     done
 else
     echo "note: gnuplot not installed here, PNG checks skipped"
@@ -44,7 +44,7 @@ mkdir nognuplot && cd nognuplot || exit 1
 PATH=/nonexistent "$bin" > out.txt 2> err.txt; rc=$?
 [ $rc -eq 0 ] && ok "without gnuplot: exits 0" || bad "without gnuplot: exit status $rc"
 same_as_book "without gnuplot" out.txt
-[ "$(grep -c 'gnuplot not found, skipped plots/ch07_.*png' err.txt)" -eq 3 ] \
+[ "$(grep -c '没有找到 gnuplot，跳过了 plots/ch07_.*png' err.txt)" -eq 3 ] \
     && ok "without gnuplot: stderr says each plot was skipped" || { bad "without gnuplot: no skip notices"; cat err.txt; }
 [ ! -e plots/ch07_decay.png ] && ok "without gnuplot: no PNG" || bad "without gnuplot: a PNG appeared"
 cd .. || exit 1
@@ -58,7 +58,7 @@ cd .. || exit 1
 if [ $has_gnuplot = yes ]; then
     "$bin" --plot ascii > out.txt 2> err.txt
     same_as_book "--plot ascii" out.txt
-    grep -q "steps since it was last written" err.txt && grep -q "write position (1 = written first" err.txt \
+    grep -q "上次写入之后过了多少步" err.txt && grep -q "第几个写进去的（1 = 最早写的" err.txt \
         && ok "--plot=ascii: figures drawn on stderr" || bad "--plot=ascii: no terminal drawing on stderr"
 fi
 

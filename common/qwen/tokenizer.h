@@ -3,8 +3,9 @@
  * The model never sees text. It sees ids: rows of the embedding table (see
  * embedding.h). `今天天气不错，我们去公园` becomes
  *
- *     今天 | 天气 | 不错 | ， | 我们 | 去 | 公园      (7 ids with Qwen3's file,
- *                                                   6 with Qwen3.5's larger one)
+ *     今天 | 天气 | 不错 | ， | 我们 | 去 | 公园      (7 ids with Qwen3's file, on
+ *                                                   which the tests run; the book
+ *                                                   prints 6 for Qwen3.5's larger one)
  *
  * and if one id differs from what Hugging Face's tokenizer gives, every number
  * the later chapters print is wrong. So this module does not invent a

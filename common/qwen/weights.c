@@ -290,8 +290,7 @@ char *model_find(const char *flag_value, const char **source, Error *err) {
                   "  --model DIR          (not given)\n"
                   "  $QWEN35_MODEL        (%s)\n"
                   "  %s\n"
-                  "  %s/models--Qwen--Qwen3.5-0.8B/snapshots/*\n"
-                  "Download it once with:\n  " MODEL_DOWNLOAD_HINT,
+                  "  %s/models--Qwen--Qwen3.5-0.8B/snapshots/*\n" MODEL_DOWNLOAD_HINT,
                   env && *env ? env : "not set", local, hub);
     free(local);
     free(hub);

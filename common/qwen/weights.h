@@ -90,11 +90,16 @@ const char *ckpt_text_name(const char *stored_name);
  * The result is newly allocated; *source says which rule matched. */
 char *model_find(const char *flag_value, const char **source, Error *err);
 
-/* The command a reader runs once to get the weights. */
+/* The commands a reader runs once, from the repository root, to get the weights:
+ * Hugging Face's CLI (`hf`, from the huggingface_hub package; the older
+ * `huggingface-cli` is retired in its current releases) or ModelScope's; and the
+ * way to try everything without the download. */
 #define MODEL_DOWNLOAD_HINT                                                                                  \
-    "huggingface-cli download Qwen/Qwen3.5-0.8B --local-dir models/Qwen3.5-0.8B\n"                           \
-    "  (or: modelscope download --model Qwen/Qwen3.5-0.8B --local_dir models/Qwen3.5-0.8B;\n"                \
-    "   without the download, `make synthetic` writes random weights of the same shape:\n"                   \
-    "   --model models/Qwen3.5-0.8B-synthetic)"
+    "Download it once, from the repository root, with\n"                                                     \
+    "  hf download Qwen/Qwen3.5-0.8B --local-dir models/Qwen3.5-0.8B\n"                                      \
+    "or\n"                                                                                                   \
+    "  modelscope download --model Qwen/Qwen3.5-0.8B --local_dir models/Qwen3.5-0.8B\n"                      \
+    "Without the download, `make synthetic` writes random weights of the same shapes\n"                      \
+    "(then --model models/Qwen3.5-0.8B-synthetic)."
 
 #endif

@@ -110,7 +110,7 @@ void dump_write(const DumpSet *d, const char *path) {
     Error err;
     if (!check_disk_space(path, stw_data_bytes(&d->writer), &err) || !stw_write(&d->writer, path, NULL, &err))
         die("%s", err.msg);
-    fprintf(stderr, "%s: wrote %d tensors (float32) to %s\n", program_name(), d->writer.count, path);
+    fprintf(stderr, "%s: %d 个张量（float32）已写到 %s\n", program_name(), d->writer.count, path);
 }
 
 void dump_free(DumpSet *d) {

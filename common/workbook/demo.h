@@ -14,6 +14,12 @@
  *     dump_free(&dump);
  *
  * Every failure is one line on stderr and exit status 1 (die()).
+ *
+ * Languages, the same in every program: what the book prints is Chinese, like the
+ * book — stdout, the figures' titles, axis labels and keys, and the notices beside
+ * them on stderr (a figure written or skipped, progress, which ids a demo runs on,
+ * a --dump file written, a run's summary). --help and error messages are English:
+ * they name files, tensors, config keys and flags, which are English words anyway.
  */
 #ifndef DEMO_H
 #define DEMO_H

@@ -179,16 +179,16 @@ static PlotStatus draw(const Plot *p, const Files *f, const char *data, const ch
     char *exe = ok ? find_gnuplot() : NULL;
     PlotStatus status = ok ? PLOT_WRITTEN : PLOT_FAILED;
     if (ok && !exe) {
-        fprintf(stderr,
-                "%s: gnuplot not found, skipped %s%s (install gnuplot, e.g. apt-get install gnuplot-nox)\n",
-                program_name(), f->png,
-                opt->mode == PLOT_ASCII && !ascii_done ? " and its terminal drawing" : "");
+        fprintf(
+            stderr,
+            "%s: 没有找到 gnuplot，跳过了 %s%s（装上 gnuplot 就有图，例如 apt-get install gnuplot-nox）\n",
+            program_name(), f->png, opt->mode == PLOT_ASCII && !ascii_done ? " 和终端里的图" : "");
         status = PLOT_SKIPPED;
     } else if (ok && !run_gnuplot(exe, script.s, -1)) {
         fprintf(stderr, "%s: gnuplot failed on %s, no %s\n", program_name(), f->gp, f->png);
         status = PLOT_FAILED;
     } else if (ok) {
-        fprintf(stderr, "%s: wrote %s\n", program_name(), f->png);
+        fprintf(stderr, "%s: 图已保存到 %s\n", program_name(), f->png);
     }
     if (status == PLOT_WRITTEN && opt->mode == PLOT_ASCII && !ascii_done) {
         Text dumb = {0};

@@ -12,9 +12,12 @@
  * (gnuplot's `dumb` terminal; heatmaps as a character ramp) on stderr by default,
  * so that a demo's stdout stays exactly the book's printed lines.
  *
- * Every notice ("wrote plots/x.png", "skipped: gnuplot not found") goes to stderr.
- * Without gnuplot nothing fails: the PNG is skipped with one line saying so, and
- * the demo carries on (an ASCII heatmap needs no gnuplot and is still drawn).
+ * Every notice goes to stderr, in Chinese like the figures themselves ("图已保存到
+ * plots/x.png", "没有找到 gnuplot，跳过了 …"); a figure that fails (a file that cannot
+ * be written, gnuplot exiting with an error) gets an English error line instead, as
+ * every error does (demo.h). Without gnuplot nothing fails: the PNG is skipped with
+ * one line saying so, and the demo carries on (an ASCII heatmap needs no gnuplot and
+ * is still drawn).
  */
 #ifndef PLOT_H
 #define PLOT_H

@@ -2,7 +2,8 @@
  *
  * From chapter 3 on, the book runs each new part on the same short sentence,
  * 今天天气不错，我们去公园 ("nice weather today, let's go to the park"), which
- * the Qwen3.5 tokenizer cuts into 6 tokens. A demo gets its token ids in this order:
+ * the Qwen3.5 tokenizer cuts into 6 tokens by the book's count (Qwen3's file, which
+ * the tests run on, gives 7). A demo gets its token ids in this order:
  *
  *   1. --ids 1,2,3 on the command line (also accepts "[1, 2, 3]", the JSON array
  *      the chapter-2 demo prints with --encode): no tokenizer needed;
