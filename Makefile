@@ -31,9 +31,15 @@ BUILD    ?= build
 BINDIR   ?=
 OPT      ?= -O2 -march=native
 CC       ?= cc
-CFLAGS    = -std=c11 -D_GNU_SOURCE $(OPT) -g -fopenmp -Wall -Wextra -Icommon \
+# OpenMP: -fopenmp for gcc and clang; Apple's clang needs it through the
+# preprocessor and Homebrew's libomp (README.md, "Not on Debian"):
+#   make OPENMP="-Xpreprocessor -fopenmp -I$(brew --prefix libomp)/include" \
+#        OPENMP_LIBS="-L$(brew --prefix libomp)/lib -lomp"
+OPENMP      ?= -fopenmp
+OPENMP_LIBS ?=
+CFLAGS    = -std=c11 -D_GNU_SOURCE $(OPT) -g $(OPENMP) -Wall -Wextra -Icommon \
             -DREPO_ROOT='"$(CURDIR)"' $(PKG_CFLAGS)
-LDLIBS    = $(PKG_LIBS) -lm
+LDLIBS    = $(PKG_LIBS) $(OPENMP_LIBS) -lm
 DEPFLAGS  = -MMD -MP
 
 # The generated file sets PKG_CFLAGS, PKG_LIBS and CHECK_LIBS (after installing
