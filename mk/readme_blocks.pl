@@ -9,7 +9,8 @@
 #
 # A marked block is a fenced block right after a marker line:
 #
-#   <!-- output: ./ch03_norm/ch03_norm --model $MID -->
+#   <!-- output: ./ch03_norm/ch03_norm --model $MID -->     (./ch07_toy: the root link
+#                                                           or its chapter's program)
 #   <!-- mask: 最大相差 (\S+) -->              (optional, one or more)
 #   ```text
 #   $ ./ch03_norm/ch03_norm --model build/mid
@@ -116,10 +117,16 @@ sub run_block {
     my $shown = $cmd;
     $shown =~ s/\$\{?(\w+)\}?/exists $vars{$1} ? $vars{$1}[1] : "\$$1"/ge;
     my $run = $cmd;
-    # the program itself: ./chNN_x/prog runs as ${BINDIR}chNN_x/prog
-    if ($bindir ne '' && $run =~ m{^\./([\w./-]+)}) {
+    # the program itself: ./chNN_x/prog runs as ./${BINDIR}chNN_x/prog, and a demo
+    # linked at the root by `make chNN` (./ch07_toy) as the one in its chapter folder,
+    # which make test builds
+    if ($run =~ m{^\./([\w./-]+)}) {
         my $p = $1;
-        $run =~ s{^\./\Q$p\E}{./$bindir$p} if -x "$bindir$p";
+        if ($p !~ m{/}) {
+            my @in = grep { -x $_ } glob("ch[0-9][0-9]_*/$p");
+            $p = $in[0] if @in == 1;
+        }
+        $run =~ s{^\./[\w./-]+}{./$bindir$p} if -x "$bindir$p";
     }
     local @ENV{keys %env} = values %env;
     my $err = "/tmp/readme_blocks.$$.err";
