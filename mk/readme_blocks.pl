@@ -78,6 +78,7 @@ if (!@files) {
 }
 
 my ($checked, $skipped, $updated, $failed) = (0, 0, 0, 0);
+my %ran;
 
 # The masking rule (see above).
 sub mask_text {
@@ -197,7 +198,10 @@ for my $file (@files) {
         my @old = @lines[$start .. $i - 1];
         my $close = $lines[$i];
         $i++;
-        my ($ok, $new, $why) = run_block($cmd, \@masks);
+        # the Chinese and the English README show the same blocks: run each command once
+        my $key = join "\0", $cmd, @masks;
+        $ran{$key} //= [run_block($cmd, \@masks)];
+        my ($ok, $new, $why) = @{ $ran{$key} };
         if (!$ok) {
             push @out, @old, $close;
             if ($why =~ /^skip: /) {
