@@ -83,7 +83,8 @@ int main(int argc, char **argv) {
     double t0 = now_seconds();
     Error err;
     if (!synth_write(out, &o, &err)) die("%s", err.msg);
-    fprintf(stderr, "%s: %s 尺寸的随机权重 checkpoint 已写到 %s（%.1f s）", program_name(), size, out,
+    fprintf(stderr, "%s: %s 尺寸、%s的 checkpoint 已写到 %s（%.1f s）", program_name(), size,
+            o.zeros ? "权重全零" : "随机权重", out,
             now_seconds() - t0);
     if (o.tokenizer)
         fprintf(stderr, "，tokenizer.json 复制自 %s\n", o.tokenizer);
