@@ -19,11 +19,13 @@
  *                            W from memory. Tiles of 4 rows × 1 token, the 4 rows taken
  *                            from 4 distant parts of W so that each part is read as one
  *                            long stream (see walk below).
- *   T tokens (linear_batch): tiles of 8 rows × 3 tokens. One step loads 8 weight
- *                            vectors and 3 token vectors and does 24 multiply-adds with
+ *   T tokens (linear_batch): tiles of 6 rows × 4 tokens. One step loads 6 weight
+ *                            vectors and 4 token vectors and does 24 multiply-adds with
  *                            them, enough work per load to keep the multiply-add units
- *                            busy. The 8 rows stay in the core's cache while all the
- *                            tokens pass by, so W is read from memory once per call.
+ *                            busy. From 12 tokens on, the 6 rows are first widened to
+ *                            float32 into a small panel that stays in the core's cache
+ *                            while all the tokens pass by, so W is read from memory once
+ *                            per call.
  *
  * Two implementations of the tile: plain C (portable; the compiler vectorises the
  * 16-lane loops) and AVX-512 intrinsics, chosen at compile time when the compiler
@@ -124,7 +126,7 @@ static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t 
 
 /* ------------------------------------------------------------------------------------
  * AVX-512 tile: the same arithmetic with one __m512 register per 16 running sums.
- * 8 × 3 sums + 8 weight vectors + 1 token vector fill the 32 vector registers.
+ * 6 × 4 sums + 6 weight vectors + 1 token vector: 31 of the 32 vector registers.
  * Weights are widened to float32 in registers: BF16 by moving each 16-bit value
  * into the top half of a 32-bit lane, F16 with the hardware conversion.
  * ------------------------------------------------------------------------------------ */
@@ -252,8 +254,9 @@ static void my_rows(int64_t out, int64_t *first, int64_t *last) {
  *
  *   one token:  4 parts, tiles of 4 rows × 1 token: four independent running sums, so
  *               the core need not wait for one multiply-add before starting the next;
- *   T tokens:   8 parts, tiles of 8 rows × 3 tokens, the tokens 3 at a time (then the
- *               last 1 or 2 one at a time) while the 8 rows stay in the core's cache. */
+ *   T tokens:   6 parts, tiles of 6 rows × 4 tokens, the tokens 4 at a time (then the
+ *               last 1 to 3 in one narrower tile) while the 6 rows stay in the core's
+ *               cache. */
 /* Row `row` of W widened to float32 into dst [in] (exact: every BF16 and F16 value is
  * a float32). */
 static void widen_row(const Tensor *w, int64_t row, int64_t in, float *restrict dst) {
