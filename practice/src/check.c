@@ -11,7 +11,10 @@
  *   - the untouched starter compiles without a warning, says TODO, and fails
  *     (its worked example included);
  *   - every typical wrong answer in .solution/wrong/ fails each case its "fails:"
- *     line names (only those cases are run) — the proof that the tests catch it.
+ *     line names (only those cases are run) — the proof that the tests catch it. A
+ *     wrong answer is kept as what it changes: NAME.diff is a line or two saying the
+ *     mistake, the "fails:" line, then a unified diff (diff -u) of the reference
+ *     solution; the checker applies it and tests the result.
  * And over all: numbers unique, every chapter 1–7 with at least two exercises,
  * the book's 206 in chapter 7.
  *
@@ -78,6 +81,57 @@ static int expected_failures(const char *path, char ids[][64], int max) {
     }
     free(text);
     return n;
+}
+
+/* Writes to out_path the reference solution sol_path with the unified diff in
+ * diff_path applied. Every context and removed line must be the solution's own, at
+ * the line the hunk names: a diff that no longer fits says where, into why. */
+static bool apply_diff(const char *sol_path, const char *diff_path, const char *out_path, char *why,
+                       size_t why_size) {
+    char *sol_text = read_file(sol_path, NULL), *diff_text = read_file(diff_path, NULL);
+    char **sol = NULL, **diff = NULL;
+    int n_sol = sol_text ? split_lines(sol_text, &sol) : 0, n_diff = diff_text ? split_lines(diff_text, &diff) : 0;
+    FILE *out = fopen(out_path, "w");
+    bool ok = sol && diff && out;
+    if (!ok) strf(why, why_size, "读不了或写不了");
+    int at = 0; /* solution lines copied so far */
+    for (int i = 0; ok && i < n_diff; i++) {
+        long old_first, old_count = 1;
+        if (strncmp(diff[i], "@@ -", 4) != 0) continue; /* the preamble and the ---/+++ lines */
+        char *p = diff[i] + 4;
+        old_first = strtol(p, &p, 10);
+        if (*p == ',') old_count = strtol(p + 1, &p, 10);
+        long start = old_count == 0 ? old_first : old_first - 1; /* 0-based line the hunk starts at */
+        if (start < at || start > n_sol) {
+            strf(why, why_size, "第 %d 行的 @@ 指到了参考答案外面", i + 1);
+            ok = false;
+            break;
+        }
+        for (; at < start; at++) fprintf(out, "%s\n", sol[at]);
+        for (i++; ok && i < n_diff && (diff[i][0] == ' ' || diff[i][0] == '-' || diff[i][0] == '+' ||
+                                      diff[i][0] == '\\');
+             i++) {
+            char kind = diff[i][0];
+            if (kind == '+')
+                fprintf(out, "%s\n", diff[i] + 1);
+            else if (kind != '\\') { /* "\ No newline at end of file" changes nothing here */
+                if (at >= n_sol || strcmp(sol[at], diff[i] + 1) != 0) {
+                    strf(why, why_size, "第 %d 行和参考答案的第 %d 行不一样", i + 1, at + 1);
+                    ok = false;
+                } else if (kind == ' ')
+                    fprintf(out, "%s\n", sol[at]);
+                at++;
+            }
+        }
+        i--; /* the loop's i++ lands on the line that ended the hunk */
+    }
+    for (; ok && at < n_sol; at++) fprintf(out, "%s\n", sol[at]);
+    if (out && fclose(out) != 0 && ok) strf(why, why_size, "写不了"), ok = false;
+    free(sol);
+    free(diff);
+    free(sol_text);
+    free(diff_text);
+    return ok;
 }
 
 static void check_files(const Exercise *e, Findings *f) {
@@ -171,21 +225,30 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
     }
 
     /* the typical wrong answers */
-    char wrong_dir[PATH_LEN];
+    char wrong_dir[PATH_LEN], sol_path[PATH_LEN];
     path_join(wrong_dir, sizeof wrong_dir, e->dir, ".solution/wrong");
+    solution_file(e, sol_path, sizeof sol_path);
     DIR *d = opendir(wrong_dir);
     int n_wrong = 0, caught = 0;
     struct dirent *de;
     while (d && (de = readdir(d))) {
         size_t len = strlen(de->d_name);
-        if (len < 3 || strcmp(de->d_name + len - 2, ".c") || de->d_name[0] == '.') continue;
+        if (len < 6 || strcmp(de->d_name + len - 5, ".diff") || de->d_name[0] == '.') continue;
         n_wrong++;
-        char file[PATH_LEN], tag[160], ids[16][64];
-        path_join(file, sizeof file, wrong_dir, de->d_name);
-        strf(tag, sizeof tag, "wrong-%.*s", (int)len - 2, de->d_name);
-        int n_ids = expected_failures(file, ids, 16);
+        char diff[PATH_LEN], file[PATH_LEN], tag[160], ids[16][64], why[256];
+        path_join(diff, sizeof diff, wrong_dir, de->d_name);
+        strf(tag, sizeof tag, "wrong-%.*s", (int)len - 5, de->d_name);
+        int n_ids = expected_failures(diff, ids, 16);
         if (n_ids <= 0) {
             problem(f, "典型错误 %s 没有写明应该没过的用例（fails: id ...）", de->d_name);
+            continue;
+        }
+        /* the wrong answer as a file, named like the starter so that messages read alike */
+        strf(file, sizeof file, "%s/%s", j->build, e->slug);
+        mkdirs(file);
+        strf(file, sizeof file, "%s/%s/%s.%s", j->build, e->slug, tag, e->file);
+        if (!apply_diff(sol_path, diff, file, why, sizeof why)) {
+            problem(f, "典型错误 %s 对不上参考答案：%s", de->d_name, why);
             continue;
         }
         char only[16 * 65] = "";
@@ -209,7 +272,7 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
         free_run(&w);
     }
     if (d) closedir(d);
-    if (n_wrong == 0) problem(f, "没有典型错误（.solution/wrong/ 里的 .c）来证明测试能抓住它们");
+    if (n_wrong == 0) problem(f, "没有典型错误（.solution/wrong/ 里的 .diff）来证明测试能抓住它们");
     strf(summary, size, "参考答案 %d/%d · 起始代码没通过例子 · 典型错误 %d/%d 被抓到", ref.passed, ref.total,
          caught, n_wrong);
     free_run(&ref);

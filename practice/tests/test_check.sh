@@ -40,17 +40,19 @@ sed -i "s/^number: 903$/number: 930/" "$d/problem.md"
 d=$(copy 904)
 sed -i 's/{"worked_example", /{"hand_example", /' "$d/tests/tests.c"
 d=$(copy 905)
-{ printf '/* fails: worked_example */\n'; cat "$d/.solution/rmsnorm.c"; } >"$d/.solution/wrong/not_wrong.c"
+printf 'Changes nothing.\nfails: worked_example\n' >"$d/.solution/wrong/not_wrong.diff"
 d=$(copy 906)
 printf '## 提示 1：only one\n\nOne tier is not enough for anybody.\n' >"$d/hints.md"
 d=$(copy 907)
-cp "$d/.solution/wrong/no_one_plus_w.c" "$d/.solution/rmsnorm.c" # the reference is wrong
+sed -i 's/(1.0f + w\[i\])/w[i]/' "$d/.solution/rmsnorm.c" # the reference is wrong
 d=$(copy 908)
 awk 'BEGIN { n = 0 } /^---$/ { n++; if (n == 3) next } { print }' "$d/problem.md" >"$d/p" && mv "$d/p" "$d/problem.md"
 d=$(copy 909)
-sed -i "s|^ \* fails: zero_vector nearly_zero \*/| * fails: in_place */|" "$d/.solution/wrong/no_eps.c"
+sed -i "s|^fails: zero_vector nearly_zero$|fails: in_place|" "$d/.solution/wrong/no_eps.diff"
+d=$(copy 910)
+sed -i 's/sum = 0; \/\* Σ x²/sum = 1; \/* Σ x²/' "$d/.solution/wrong/no_eps.diff" # no longer the solution's line
 
-PRACTICE_DIR="$p" PRACTICE_WORKSPACE="$tmp/ws" "$demo" --color=never check 901 902 903 904 905 906 907 908 909 \
+PRACTICE_DIR="$p" PRACTICE_WORKSPACE="$tmp/ws" "$demo" --color=never check 901 902 903 904 905 906 907 908 909 910 \
     >"$out" 2>"$err"
 rc=$?
 [ $rc -eq 1 ] && ok "broken exercises: check exits 1" || fail "broken exercises: exit status $rc"
@@ -63,9 +65,10 @@ grep -q "^  ✓ 901 " "$out" && ok "check passes an unbroken copy" || fail "chec
 reason 902 "没动过的起始代码居然通过了"
 reason 903 "number 930 和文件夹的编号不一样"
 reason 904 "第一个用例应该是 worked_example"
-reason 905 "典型错误 not_wrong.c 通过了本该抓住它的用例 worked_example"
+reason 905 "典型错误 not_wrong.diff 通过了本该抓住它的用例 worked_example"
 reason 906 "hints.md 要有两到三条提示"
 reason 907 "参考答案没有通过"
 reason 908 "没有分开中文和英文的 --- 行"
-reason 909 "典型错误 no_eps.c 通过了本该抓住它的用例 in_place"
+reason 909 "典型错误 no_eps.diff 通过了本该抓住它的用例 in_place"
+reason 910 "典型错误 no_eps.diff 对不上参考答案：第 11 行和参考答案的第 10 行不一样"
 finish
