@@ -16,15 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tests/demo_output.h"
 #include "tests/golden_fixture.h"
 
 static GoldenFixture fx;
-static SafeTensors dumped;
-static char *out;
-static char dump_path[256];
+static DemoRun run; /* run.out: the demo's stdout; run.dumped: its --dump file */
 
 /* What the test computes from the golden: per token t of T, in double. */
 static int T, H;
@@ -41,11 +38,7 @@ static double rms(const double *v, int n) {
 
 static void setup(void) {
     golden_fixture_open(&fx);
-    snprintf(dump_path, sizeof dump_path, "/tmp/test_ch03_demo.%d.safetensors", (int)getpid());
-    out = demo_run_tiny("ch03_norm/ch03_norm", "", dump_path);
-    ck_assert_msg(out != NULL, "the demo failed");
-    Error err;
-    ck_assert_msg(st_open(&dumped, dump_path, &err), "%s", err.msg);
+    demo_run_open(&run, "ch03_norm/ch03_norm", "");
 
     T = fx.T, H = fx.model.ck.config.hidden_size;
     double eps = fx.model.ck.config.rms_norm_eps;
@@ -75,10 +68,9 @@ static void setup(void) {
 }
 
 static void teardown(void) {
-    st_close(&dumped);
-    unlink(dump_path);
+    demo_run_close(&run);
     golden_fixture_close(&fx);
-    free(out), free(w), free(unit), free(bad), free(rms_x), free(rms_unit), free(rms_y);
+    free(w), free(unit), free(bad), free(rms_x), free(rms_unit), free(rms_y);
 }
 
 /* The golden and the demo's tensors are float32 roundings of the same values, computed
@@ -92,7 +84,7 @@ static void teardown(void) {
 
 START_TEST(dump_matches_the_golden) {
     int compared = 0;
-    ck_assert(golden_check_dump(&dumped, &fx.golden, "ch03", ATOL, RTOL, &compared));
+    ck_assert(golden_check_dump(&run.dumped, &fx.golden, "ch03", ATOL, RTOL, &compared));
     ck_assert_int_eq(compared, 3); /* ids, embed, layer.0.input_norm */
 }
 END_TEST
@@ -106,7 +98,7 @@ static float *to_f32(const double *v, int64_t n) {
 
 static bool check_dumped(const char *name, const double *want, int64_t n) {
     float *f = to_f32(want, n);
-    bool ok = golden_check(&dumped, name, f, n, ATOL, RTOL);
+    bool ok = golden_check(&run.dumped, name, f, n, ATOL, RTOL);
     free(f);
     return ok;
 }
@@ -122,14 +114,14 @@ END_TEST
 
 START_TEST(rms_lines) {
     const float *ids = golden_f32(&fx.golden, "ids", T);
-    ck_assert_int_eq(demo_count_lines(out, "  token "), T);
+    ck_assert_int_eq(demo_count_lines(run.out, "  token "), T);
     bool ok = true;
     for (int t = 0; t < T; t++) {
         char want[512];
         snprintf(want, sizeof want,
                  "  token %d（id %d）：归一化前 %.9g，除以 RMS 之后 %.9g，再乘 (1 + w) 之后 %.9g", t,
                  (int)ids[t], rms_x[t], rms_unit[t], rms_y[t]);
-        ok &= demo_line_matches(demo_line(out, "  token ", t), want, LINE_REL);
+        ok &= demo_line_matches(demo_line(run.out, "  token ", t), want, LINE_REL);
     }
     ck_assert(ok);
 }
@@ -150,13 +142,13 @@ START_TEST(weight_lines) {
              "input_layernorm.weight 存的是 w（BF16，%d 个数）：均值 %.9g，标准差 %.9g，范围 [%.9g, %.9g]——"
              "存的是相对 1 的偏移，w = 0 就是不缩放",
              H, mean, sd, (double)w[lo], (double)w[hi]);
-    bool ok = demo_line_matches(demo_line(out, "input_layernorm.weight", 0), want, LINE_REL);
+    bool ok = demo_line_matches(demo_line(run.out, "input_layernorm.weight", 0), want, LINE_REL);
     snprintf(
         want, sizeof want,
         "真正乘上去的是 1 + w：%d 维放大、%d 维缩小；放得最大的是第 %d 维（× %.9g），压得最狠的是第 %d 维（× "
         "%.9g）",
         grow, shrink, hi, 1.0 + w[hi], lo, 1.0 + w[lo]);
-    ok &= demo_line_matches(demo_line(out, "真正乘上去的是", 0), want, LINE_REL);
+    ok &= demo_line_matches(demo_line(run.out, "真正乘上去的是", 0), want, LINE_REL);
     ck_assert(ok);
 }
 END_TEST
@@ -170,7 +162,7 @@ START_TEST(forgot_one_plus_line) {
         want, sizeof want,
         "忘了「1 +」、直接乘 w：输出的 RMS 平均只有 %.9g（正确的是 %.9g），和正确输出的余弦相似度平均 %.9g",
         rms_bad_mean, rms_y_mean, cos_mean);
-    ck_assert(demo_line_matches(demo_line(out, "忘了「1 +」", 0), want, LINE_REL));
+    ck_assert(demo_line_matches(demo_line(run.out, "忘了「1 +」", 0), want, LINE_REL));
 }
 END_TEST
 
@@ -186,7 +178,7 @@ START_TEST(gated_norm_weight_line) {
              "  第 0 层的 linear_attn.norm.weight（F32，%d 个数，%d 个头共用）：均值 %.9g，范围 [%.9g, %.9g]"
              "——存的就是缩放本身",
              n, fx.model.ck.config.linear_num_value_heads, sum / n, lo, hi);
-    ck_assert(demo_line_matches(demo_line(out, "  第 0 层的 linear_attn.norm.weight", 0), want, LINE_REL));
+    ck_assert(demo_line_matches(demo_line(run.out, "  第 0 层的 linear_attn.norm.weight", 0), want, LINE_REL));
     free(g);
 }
 END_TEST

@@ -16,32 +16,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tests/demo_output.h"
 #include "tests/golden_fixture.h"
 
 static GoldenFixture fx;
-static SafeTensors dumped;
-static char *out;
-static char dump_path[256];
+static DemoRun run; /* run.out: the demo's stdout; run.dumped: its --dump file */
 static int T, H, I;
 
 static void setup(void) {
     golden_fixture_open(&fx);
-    snprintf(dump_path, sizeof dump_path, "/tmp/test_ch04_demo.%d.safetensors", (int)getpid());
-    out = demo_run_tiny("ch04_mlp/ch04_mlp", "", dump_path);
-    ck_assert_msg(out != NULL, "the demo failed");
-    Error err;
-    ck_assert_msg(st_open(&dumped, dump_path, &err), "%s", err.msg);
+    demo_run_open(&run, "ch04_mlp/ch04_mlp", "");
     T = fx.T, H = fx.model.ck.config.hidden_size, I = fx.model.ck.config.intermediate_size;
 }
 
 static void teardown(void) {
-    st_close(&dumped);
-    unlink(dump_path);
+    demo_run_close(&run);
     golden_fixture_close(&fx);
-    free(out);
 }
 
 /* float32 against float64 on sums of 64 and 128 products of size ≤ 1: a few 1e-7
@@ -53,7 +44,7 @@ static void teardown(void) {
 
 START_TEST(dump_matches_the_golden) {
     int compared = 0;
-    ck_assert(golden_check_dump(&dumped, &fx.golden, "ch04", ATOL, RTOL, &compared));
+    ck_assert(golden_check_dump(&run.dumped, &fx.golden, "ch04", ATOL, RTOL, &compared));
     ck_assert_int_eq(compared, 7); /* ids, embed, mlp.x, mlp.gate, mlp.up, mlp.act, mlp.out */
 }
 END_TEST
@@ -85,14 +76,14 @@ START_TEST(gate_lines) {
     snprintf(want, sizeof want,
              "  gate = gate_proj(x)：形状 (%d, %d)，范围 [%.9g, %.9g]，RMS %.9g；up = up_proj(x)：RMS %.9g",
              T, I, lo, hi, rms(gate, n), rms(up, n));
-    bool ok = demo_line_matches(demo_line(out, "  gate = gate_proj(x)", 0), want, LINE_REL);
+    bool ok = demo_line_matches(demo_line(run.out, "  gate = gate_proj(x)", 0), want, LINE_REL);
     snprintf(want, sizeof want,
              "  silu(gate) = gate · sigmoid(gate)：%lld 个 gate 里 %.9g%% 是负的，被压进 (-0.28, 0)；"
              "%d 个（%.9g%%）的 sigmoid(gate) < 0.1（gate < -2.2），几乎关掉",
              (long long)n, 100.0 * negative / (double)n, nearly_off, 100.0 * nearly_off / (double)n);
-    ok &= demo_line_matches(demo_line(out, "  silu(gate) = ", 0), want, LINE_REL);
+    ok &= demo_line_matches(demo_line(run.out, "  silu(gate) = ", 0), want, LINE_REL);
     snprintf(want, sizeof want, "  act = silu(gate) · up：形状 (%d, %d)，RMS %.9g", T, I, rms(act, n));
-    ok &= demo_line_matches(demo_line(out, "  act = silu(gate)", 0), want, LINE_REL);
+    ok &= demo_line_matches(demo_line(run.out, "  act = silu(gate)", 0), want, LINE_REL);
     ck_assert(ok);
 }
 END_TEST
@@ -115,11 +106,11 @@ START_TEST(output_lines) {
              T, H, list, mean_out);
     /* Python's round(v, 3) drops trailing zeros ("0.49"): such a value is held to its
      * printed digits only, like any other. */
-    bool ok = demo_line_matches(demo_line(out, "  out = down_proj(act)", 0), want, LINE_REL);
+    bool ok = demo_line_matches(demo_line(run.out, "  out = down_proj(act)", 0), want, LINE_REL);
     snprintf(want, sizeof want,
              "它要加回残差流：残差流（这里是词向量）的 RMS 平均 %.9g，MLP 这一步加上去的 RMS 平均 %.9g",
              mean_emb, mean_out);
-    ok &= demo_line_matches(demo_line(out, "它要加回残差流", 0), want, LINE_REL);
+    ok &= demo_line_matches(demo_line(run.out, "它要加回残差流", 0), want, LINE_REL);
     ck_assert(ok);
 }
 END_TEST

@@ -20,34 +20,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tests/demo_output.h"
 #include "tests/golden_fixture.h"
 
 static GoldenFixture fx;
-static SafeTensors dumped;
-static char *out;
-static char dump_path[256];
+static DemoRun run; /* run.out: the demo's stdout; run.dumped: its --dump file */
 static int d, rot, half;
 static double theta;
 
 static void setup(void) {
     golden_fixture_open(&fx);
-    snprintf(dump_path, sizeof dump_path, "/tmp/test_ch05_demo.%d.safetensors", (int)getpid());
-    out = demo_run_tiny("ch05_rope/ch05_rope", "--plot=none", dump_path);
-    ck_assert_msg(out != NULL, "the demo failed");
-    Error err;
-    ck_assert_msg(st_open(&dumped, dump_path, &err), "%s", err.msg);
+    demo_run_open(&run, "ch05_rope/ch05_rope", "--plot=none");
     const Config *c = &fx.model.ck.config;
     d = c->head_dim, rot = c->rotary_dim, half = rot / 2, theta = c->rope_theta;
 }
 
 static void teardown(void) {
-    st_close(&dumped);
-    unlink(dump_path);
+    demo_run_close(&run);
     golden_fixture_close(&fx);
-    free(out);
 }
 
 /* The demo's cos/sin are float32 roundings of the exact angle's (test_rope.c), its
@@ -60,7 +51,7 @@ static void teardown(void) {
 
 START_TEST(dump_matches_the_golden) {
     int compared = 0;
-    ck_assert(golden_check_dump(&dumped, &fx.golden, "ch05", ATOL, RTOL, &compared));
+    ck_assert(golden_check_dump(&run.dumped, &fx.golden, "ch05", ATOL, RTOL, &compared));
     ck_assert_int_eq(compared, 5); /* ids, rope.cos, rope.sin, rope_check.q, rope_check.k */
 }
 END_TEST
@@ -72,8 +63,8 @@ START_TEST(frequencies) {
         f[i] = (float)inv, wave[i] = (float)(2 * M_PI / inv);
     }
     /* both sides round a double to float32 once: equal up to one float32 step */
-    ck_assert(golden_check(&dumped, "rope.inv_freq", f, half, 0, 1.2e-7));
-    ck_assert(golden_check(&dumped, "rope.wavelength", wave, half, 0, 1.2e-7));
+    ck_assert(golden_check(&run.dumped, "rope.inv_freq", f, half, 0, 1.2e-7));
+    ck_assert(golden_check(&run.dumped, "rope.wavelength", wave, half, 0, 1.2e-7));
     free(f), free(wave);
 }
 END_TEST
@@ -91,11 +82,11 @@ static void rotate(const float *x, int p, double *y) {
 START_TEST(score_lines) {
     const float *q = golden_f32(&fx.golden, "ch05.rope_check.q", d),
                 *k = golden_f32(&fx.golden, "ch05.rope_check.k", d);
-    const Tensor *qp = st_find(&dumped, "rope_check.query_position"),
-                 *kp = st_find(&dumped, "rope_check.key_position");
+    const Tensor *qp = st_find(&run.dumped, "rope_check.query_position"),
+                 *kp = st_find(&run.dumped, "rope_check.key_position");
     ck_assert(qp && kp && qp->numel == kp->numel);
     int n = (int)qp->numel;
-    ck_assert_int_eq(demo_count_lines(out, "  q 在位置 "), n);
+    ck_assert_int_eq(demo_count_lines(run.out, "  q 在位置 "), n);
     double *qm = xmalloc(sizeof(double) * d), *kn = xmalloc(sizeof(double) * d);
     float *scores = xmalloc(sizeof(float) * n);
     bool ok = true;
@@ -112,9 +103,9 @@ START_TEST(score_lines) {
         char want[512];
         snprintf(want, sizeof want, "  q 在位置 %d，k 在位置 %d（距离 %d）：%.9g（其中转的 %d 维贡献 %.9g）",
                  m, p, m - p, all / sqrt(d), rot, rotated / sqrt(d));
-        ok &= demo_line_matches(demo_line(out, "  q 在位置 ", j), want, LINE_REL);
+        ok &= demo_line_matches(demo_line(run.out, "  q 在位置 ", j), want, LINE_REL);
     }
-    ok &= golden_check(&dumped, "rope_check.score", scores, n, ATOL, RTOL);
+    ok &= golden_check(&run.dumped, "rope_check.score", scores, n, ATOL, RTOL);
     ck_assert(ok);
     free(qm), free(kn), free(scores);
 }
@@ -131,7 +122,7 @@ START_TEST(non_rotating_part_line) {
              "距离相同的几行分数一样（最大相差 <any>，只是 float32 的舍入）；不转的 %d 维贡献永远是 %.9g，"
              "位置只通过转的 %d 维进来",
              d - rot, rest / sqrt(d), rot);
-    ck_assert(demo_line_matches(demo_line(out, "距离相同的几行", 0), want, LINE_REL));
+    ck_assert(demo_line_matches(demo_line(run.out, "距离相同的几行", 0), want, LINE_REL));
 }
 END_TEST
 

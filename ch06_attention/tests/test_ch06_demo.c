@@ -6,7 +6,7 @@
  * reference ran the same and stored it as ch06.layer.3.* (reference/README.md).
  * Then:
  *   - every dumped tensor equals the golden's (ids, embed, rope.cos / sin, and
- *     layer.3.input_norm, q_raw, gate, q, k, v, probs, attn, gated, out from the
+ *     layer.3.input_norm, q_raw, gate, q, k, v, probs, attn, gated, run.out from the
  *     chapter's run);
  *   - every printed line that depends on the weights is recomputed here in double
  *     from those golden tensors: the per-head RMS before and after q_norm / k_norm,
@@ -20,34 +20,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tests/demo_output.h"
 #include "tests/golden_fixture.h"
 
 static GoldenFixture fx;
-static SafeTensors dumped;
-static char *out;
-static char dump_path[256];
+static DemoRun run; /* run.out: the demo's stdout; run.dumped: its --dump file */
 static int T, H, Hq, Hkv, d;
 
 static void setup(void) {
     golden_fixture_open(&fx);
-    snprintf(dump_path, sizeof dump_path, "/tmp/test_ch06_demo.%d.safetensors", (int)getpid());
-    out = demo_run_tiny("ch06_attention/ch06_attention", "--plot=none", dump_path);
-    ck_assert_msg(out != NULL, "the demo failed");
-    Error err;
-    ck_assert_msg(st_open(&dumped, dump_path, &err), "%s", err.msg);
+    demo_run_open(&run, "ch06_attention/ch06_attention", "--plot=none");
     const Config *c = &fx.model.ck.config;
     T = fx.T, H = c->hidden_size, Hq = c->num_attention_heads, Hkv = c->num_key_value_heads, d = c->head_dim;
     ck_assert(c->layer_types[3] == LAYER_FULL_ATTENTION);
 }
 
 static void teardown(void) {
-    st_close(&dumped);
-    unlink(dump_path);
+    demo_run_close(&run);
     golden_fixture_close(&fx);
-    free(out);
 }
 
 /* As test_attention.c: float32 against float64 on O(1) values and sums of ≤ 128
@@ -58,7 +49,7 @@ static void teardown(void) {
 
 START_TEST(dump_matches_the_golden) {
     int compared = 0;
-    ck_assert(golden_check_dump(&dumped, &fx.golden, "ch06", ATOL, RTOL, &compared));
+    ck_assert(golden_check_dump(&run.dumped, &fx.golden, "ch06", ATOL, RTOL, &compared));
     ck_assert_int_eq(compared, 14); /* everything the demo dumps */
 }
 END_TEST
@@ -92,7 +83,7 @@ START_TEST(norm_line) {
              "q_norm、k_norm 把每个头拉到同一尺度：query 每头的 RMS 从 [%.9g, %.9g] 变成 [%.9g, %.9g]，"
              "key 从 [%.9g, %.9g] 变成 [%.9g, %.9g]",
              r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
-    ck_assert(demo_line_matches(demo_line(out, "q_norm、k_norm", 0), want, LINE_REL));
+    ck_assert(demo_line_matches(demo_line(run.out, "q_norm、k_norm", 0), want, LINE_REL));
 }
 END_TEST
 
@@ -100,7 +91,7 @@ START_TEST(last_token_lines) {
     const float *probs = gold("ch06.layer.3.self_attn.probs", (int64_t)Hq * T * T); /* [Hq, T, T] */
     const float *ids = gold("ids", T);
     ck_assert_int_le(T, 12); /* the demo lists every weight up to 12 tokens */
-    ck_assert_int_eq(demo_count_lines(out, "  头 "), Hq);
+    ck_assert_int_eq(demo_count_lines(run.out, "  头 "), Hq);
     bool ok = true;
     for (int h = 0; h < Hq; h++) {
         const float *row = probs + ((size_t)h * T + (T - 1)) * T;
@@ -121,7 +112,7 @@ START_TEST(last_token_lines) {
         /* query head h reads KV head h / (Hq / Hkv): 4 / 2, so heads 0, 1 → 0 and 2, 3 → 1 */
         snprintf(want, sizeof want, "  头 %d（KV 头 %d）：%s，最看重「#%d」", h, h / (Hq / Hkv), list,
                  (int)ids[best]);
-        ok &= demo_line_matches(demo_line(out, "  头 ", h), want, LINE_REL);
+        ok &= demo_line_matches(demo_line(run.out, "  头 ", h), want, LINE_REL);
     }
     ck_assert(ok);
 }
@@ -145,12 +136,12 @@ START_TEST(gate_lines) {
         "门 sigmoid(gate) 的范围 [%.9g, %.9g]，平均 %.9g；小于 0.1 的占 %.9g%%（几乎关上），大于 0.9 的占 "
         "%.9g%%（几乎全开）",
         lo, hi, sum / (double)n, 100.0 * closed / (double)n, 100.0 * open / (double)n);
-    bool ok = demo_line_matches(demo_line(out, "门 sigmoid(gate)", 0), want, LINE_REL);
+    bool ok = demo_line_matches(demo_line(run.out, "门 sigmoid(gate)", 0), want, LINE_REL);
     snprintf(want, sizeof want,
              "乘门之前注意力输出的 RMS %.9g，乘门之后 %.9g；o_proj 写回残差流 [%d, %d]，RMS %.9g",
              rms(gold("ch06.layer.3.self_attn.attn", n), n), rms(gold("ch06.layer.3.self_attn.gated", n), n),
              T, H, rms(gold("ch06.layer.3.self_attn.out", (int64_t)T * H), (int64_t)T * H));
-    ok &= demo_line_matches(demo_line(out, "乘门之前", 0), want, LINE_REL);
+    ok &= demo_line_matches(demo_line(run.out, "乘门之前", 0), want, LINE_REL);
     ck_assert(ok);
 }
 END_TEST

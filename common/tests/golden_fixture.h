@@ -36,10 +36,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "qwen/model.h"
 #include "qwen/safetensors.h"
 #include "tests/compare.h"
+#include "tests/demo_output.h"
 #include "workbook/util.h"
 
 #ifndef REPO_ROOT
@@ -178,6 +180,32 @@ static inline bool golden_check_dump(const SafeTensors *dump, const SafeTensors 
     }
     if (compared) *compared = n;
     return ok;
+}
+
+/* A demo run on the tiny checkpoint with its stdout and its --dump file: what the
+ * tests of the chapter 3–6 demos start from (demo and extra_args as demo_run_tiny,
+ * tests/demo_output.h; the dump goes to a file of its own under /tmp). */
+typedef struct {
+    char dump_path[256];
+    char *out;          /* the demo's stdout */
+    SafeTensors dumped; /* its --dump file */
+} DemoRun;
+
+static inline void demo_run_open(DemoRun *r, const char *demo, const char *extra_args) {
+    const char *name = strrchr(demo, '/');
+    snprintf(r->dump_path, sizeof r->dump_path, "/tmp/test_%s.%d.safetensors", name ? name + 1 : demo,
+             (int)getpid());
+    r->out = demo_run_tiny(demo, extra_args, r->dump_path);
+    ck_assert_msg(r->out != NULL, "the demo failed");
+    Error err;
+    ck_assert_msg(st_open(&r->dumped, r->dump_path, &err), "%s", err.msg);
+}
+
+static inline void demo_run_close(DemoRun *r) {
+    st_close(&r->dumped);
+    unlink(r->dump_path);
+    free(r->out);
+    r->out = NULL;
 }
 
 #endif
