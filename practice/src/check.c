@@ -84,8 +84,12 @@ static int expected_failures(const char *path, char ids[][64], int max) {
 }
 
 /* Writes to out_path the reference solution sol_path with the unified diff in
- * diff_path applied. Every context and removed line must be the solution's own, at
- * the line the hunk names: a diff that no longer fits says where, into why. */
+ * diff_path applied. A hunk "@@ -a,b +c,d @@" replaces the b lines from line a (after
+ * line a when b is 0) with its d new ones: its ' ' and '-' lines must be the
+ * solution's own, in order, and it must hold exactly b of them and d of ' ' and '+'
+ * (an empty line counts as ' ', as editors that strip trailing spaces leave it). A
+ * diff that no longer fits says where, into why. Lines before the first hunk (the
+ * description, "fails:", the --- and +++ lines) are not read here. */
 static bool apply_diff(const char *sol_path, const char *diff_path, const char *out_path, char *why,
                        size_t why_size) {
     char *sol_text = read_file(sol_path, NULL), *diff_text = read_file(diff_path, NULL);
@@ -96,34 +100,44 @@ static bool apply_diff(const char *sol_path, const char *diff_path, const char *
     if (!ok) strf(why, why_size, "读不了或写不了");
     int at = 0; /* solution lines copied so far */
     for (int i = 0; ok && i < n_diff; i++) {
-        long old_first, old_count = 1;
-        if (strncmp(diff[i], "@@ -", 4) != 0) continue; /* the preamble and the ---/+++ lines */
-        char *p = diff[i] + 4;
-        old_first = strtol(p, &p, 10);
-        if (*p == ',') old_count = strtol(p + 1, &p, 10);
-        long start = old_count == 0 ? old_first : old_first - 1; /* 0-based line the hunk starts at */
-        if (start < at || start > n_sol) {
-            strf(why, why_size, "第 %d 行的 @@ 指到了参考答案外面", i + 1);
+        long a, b = 1, d = 1;
+        char *p = diff[i];
+        if (strncmp(p, "@@ -", 4) != 0) continue;
+        a = strtol(p + 4, &p, 10);
+        if (*p == ',') b = strtol(p + 1, &p, 10);
+        if (strncmp(p, " +", 2) == 0) {
+            strtol(p + 2, &p, 10); /* where the new lines land: follows from the hunks before */
+            if (*p == ',') d = strtol(p + 1, &p, 10);
+        }
+        long start = b == 0 ? a : a - 1; /* 0-based: the first line replaced */
+        if (strncmp(p, " @@", 3) != 0 || start < at || start + b > n_sol || b < 0 || d < 0) {
+            strf(why, why_size, "第 %d 行的 @@ 读不懂，或者指到了参考答案外面", i + 1);
             ok = false;
             break;
         }
         for (; at < start; at++) fprintf(out, "%s\n", sol[at]);
-        for (i++; ok && i < n_diff && (diff[i][0] == ' ' || diff[i][0] == '-' || diff[i][0] == '+' ||
-                                      diff[i][0] == '\\');
-             i++) {
-            char kind = diff[i][0];
-            if (kind == '+')
-                fprintf(out, "%s\n", diff[i] + 1);
-            else if (kind != '\\') { /* "\ No newline at end of file" changes nothing here */
-                if (at >= n_sol || strcmp(sol[at], diff[i] + 1) != 0) {
-                    strf(why, why_size, "第 %d 行和参考答案的第 %d 行不一样", i + 1, at + 1);
-                    ok = false;
-                } else if (kind == ' ')
-                    fprintf(out, "%s\n", sol[at]);
-                at++;
+        const int header = i;
+        for (long old_left = b, new_left = d; ok && (old_left > 0 || new_left > 0);) {
+            if (++i >= n_diff) {
+                strf(why, why_size, "第 %d 行的 @@ 之后少了几行", header + 1);
+                ok = false;
+                break;
+            }
+            char kind = diff[i][0] ? diff[i][0] : ' ';
+            const char *text = diff[i][0] ? diff[i] + 1 : "";
+            if (kind == '\\') continue; /* "\ No newline at end of file": nothing to do here */
+            if (kind == '+' && new_left > 0) {
+                fprintf(out, "%s\n", text);
+                new_left--;
+            } else if ((kind == ' ' || kind == '-') && old_left > 0 && (kind == '-' || new_left > 0) &&
+                       strcmp(sol[at], text) == 0) {
+                if (kind == ' ') fprintf(out, "%s\n", text), new_left--;
+                old_left--, at++;
+            } else {
+                strf(why, why_size, "第 %d 行和参考答案的第 %d 行不一样", i + 1, at + 1);
+                ok = false;
             }
         }
-        i--; /* the loop's i++ lands on the line that ended the hunk */
     }
     for (; ok && at < n_sol; at++) fprintf(out, "%s\n", sol[at]);
     if (out && fclose(out) != 0 && ok) strf(why, why_size, "写不了"), ok = false;

@@ -32,7 +32,8 @@ copy() {
     sed -i "s/^number: 231$/number: $1/" "$d/problem.md"
     echo "$d"
 }
-d=$(copy 901) # left alone
+d=$(copy 901) # left alone, but for trailing spaces an editor strips: a blank context line of a diff
+sed -i 's/^ $//' "$d"/.solution/wrong/*.diff # becomes empty, and must still count as one
 d=$(copy 902)
 cp "$d/.solution/rmsnorm.c" "$d/rmsnorm.c" # the starter gives the answer away
 d=$(copy 903)
@@ -51,8 +52,9 @@ d=$(copy 909)
 sed -i "s|^fails: zero_vector nearly_zero$|fails: in_place|" "$d/.solution/wrong/no_eps.diff"
 d=$(copy 910)
 sed -i 's/sum = 0; \/\* Σ x²/sum = 1; \/* Σ x²/' "$d/.solution/wrong/no_eps.diff" # no longer the solution's line
-
-PRACTICE_DIR="$p" PRACTICE_WORKSPACE="$tmp/ws" "$demo" --color=never check 901 902 903 904 905 906 907 908 909 910 \
+d=$(copy 911)
+sed -i '$d' "$d/.solution/wrong/no_eps.diff" # the last line of its hunk cut off
+PRACTICE_DIR="$p" PRACTICE_WORKSPACE="$tmp/ws" "$demo" --color=never check 901 902 903 904 905 906 907 908 909 910 911 \
     >"$out" 2>"$err"
 rc=$?
 [ $rc -eq 1 ] && ok "broken exercises: check exits 1" || fail "broken exercises: exit status $rc"
@@ -71,4 +73,5 @@ reason 907 "参考答案没有通过"
 reason 908 "没有分开中文和英文的 --- 行"
 reason 909 "典型错误 no_eps.diff 通过了本该抓住它的用例 in_place"
 reason 910 "典型错误 no_eps.diff 对不上参考答案：第 11 行和参考答案的第 10 行不一样"
+reason 911 "典型错误 no_eps.diff 对不上参考答案：第 6 行的 @@ 之后少了几行"
 finish
