@@ -155,9 +155,9 @@ static void print_summary(const Model *w, const char *dir, const char *source, d
     uint64_t file_bytes = 0;
     for (int i = 0; i < ck->n_shards; i++) file_bytes += ck->shards[i].size;
     char f[32], g[32], h[32];
-    printf("内存：分片文件共 %s%s，其中文本权重 %s；文本权重全换成 fp32 要 %s\n", size_str((double)file_bytes, f),
-           ck->n_skipped ? "（视觉塔和 mtp 也在里面）" : "", size_str((double)bytes, g),
-           size_str((double)total * 4, h));
+    printf("内存：分片文件共 %s%s，其中文本权重 %s；文本权重全换成 fp32 要 %s\n",
+           size_str((double)file_bytes, f), ck->n_skipped ? "（视觉塔和 mtp 也在里面）" : "",
+           size_str((double)bytes, g), size_str((double)total * 4, h));
 }
 
 /* Fills out with elements first .. first + count − 1 of a tensor, widened to float32:

@@ -84,8 +84,7 @@ int main(int argc, char **argv) {
     Error err;
     if (!synth_write(out, &o, &err)) die("%s", err.msg);
     fprintf(stderr, "%s: %s 尺寸、%s的 checkpoint 已写到 %s（%.1f s）", program_name(), size,
-            o.zeros ? "权重全零" : "随机权重", out,
-            now_seconds() - t0);
+            o.zeros ? "权重全零" : "随机权重", out, now_seconds() - t0);
     if (o.tokenizer)
         fprintf(stderr, "，tokenizer.json 复制自 %s\n", o.tokenizer);
     else /* what the demos then do: sentence.h, ch02_embedding.c */

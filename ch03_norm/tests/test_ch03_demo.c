@@ -178,7 +178,8 @@ START_TEST(gated_norm_weight_line) {
              "  第 0 层的 linear_attn.norm.weight（F32，%d 个数，%d 个头共用）：均值 %.9g，范围 [%.9g, %.9g]"
              "——存的就是缩放本身",
              n, fx.model.ck.config.linear_num_value_heads, sum / n, lo, hi);
-    ck_assert(demo_line_matches(demo_line(run.out, "  第 0 层的 linear_attn.norm.weight", 0), want, LINE_REL));
+    ck_assert(
+        demo_line_matches(demo_line(run.out, "  第 0 层的 linear_attn.norm.weight", 0), want, LINE_REL));
     free(g);
 }
 END_TEST

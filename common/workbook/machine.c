@@ -35,7 +35,7 @@ double machine_read_seconds(const void *const *data, const size_t *bytes, int n)
         for (int r = 0; r < n; r++) {
             const uint16_t *a = data[r];
             int64_t len = (int64_t)(bytes[r] / sizeof(uint16_t));
-            int64_t first = len * id / threads, last = len * (id + 1) / threads; /* this thread's share */
+            int64_t first = len * id / threads, last = len * (id + 1) / threads;    /* this thread's share */
             int64_t part = (last - first) / (READ_STREAMS * READ_LINE) * READ_LINE; /* per stream */
             for (int64_t j = 0; j < part; j += READ_LINE)
                 for (int k = 0; k < READ_STREAMS; k++) {

@@ -94,7 +94,8 @@ static bool apply_diff(const char *sol_path, const char *diff_path, const char *
                        size_t why_size) {
     char *sol_text = read_file(sol_path, NULL), *diff_text = read_file(diff_path, NULL);
     char **sol = NULL, **diff = NULL;
-    int n_sol = sol_text ? split_lines(sol_text, &sol) : 0, n_diff = diff_text ? split_lines(diff_text, &diff) : 0;
+    int n_sol = sol_text ? split_lines(sol_text, &sol) : 0,
+        n_diff = diff_text ? split_lines(diff_text, &diff) : 0;
     FILE *out = fopen(out_path, "w");
     bool ok = sol && diff && out;
     if (!ok) strf(why, why_size, "读不了或写不了");
