@@ -241,8 +241,10 @@ typedef struct {
 } GenStats;
 
 /* Generates up to n tokens after what s has read: sample from s->logits, print, and
- * read the token back in (so the state always holds every token shown, the last one
- * included). Appends them to seen. */
+ * read the token back in, so that the state holds every token shown — but for one
+ * sampled when the context is full, which is shown and not read (there is no
+ * position left for it). Appends the tokens read to seen, which therefore always
+ * matches the state. */
 static GenStats generate(const Model *m, RunState *s, Sampler *smp, const StopIds *stop, TextStream *out,
                          int n, TokenIds *seen) {
     GenStats g = {0};
@@ -250,12 +252,12 @@ static GenStats generate(const Model *m, RunState *s, Sampler *smp, const StopId
     Error err;
     for (int i = 0; i < n; i++) {
         int id = sample_next(smp, s->logits);
-        tok_ids_push(seen, id);
         g.generated++;
         bool end = is_stop(stop, id);
         if (!end) text_stream_token(out, id);
         if (s->max_pos > 0 && s->pos + 1 > s->max_pos) break; /* the context is full */
         if (!model_forward(m, s, &id, 1, NULL, &err)) die("%s", err.msg);
+        tok_ids_push(seen, id);
         if (end) {
             g.stopped = true;
             break;

@@ -8,7 +8,8 @@
  *   - a sampled run repeats itself with the same seed, whatever the thread count,
  *     and changes with the seed;
  *   - --save-state after k tokens and --load-state to go on gives exactly the
- *     tokens of one run (greedy and sampled);
+ *     tokens of one run (greedy and sampled), and a state saved when the context
+ *     is full loads;
  *   - a state file from another model, a damaged one and a truncated one are refused
  *     with one line.
  */
@@ -174,6 +175,35 @@ START_TEST(save_and_load_state) {
 }
 END_TEST
 
+/* A run that fills the context: the tiny model with room for 12 positions. The last
+ * token sampled is shown but not read (no position is left), so the saved state ends
+ * before it — and loads, and samples that same token again. */
+START_TEST(save_at_a_full_context) {
+    char cmd[2048], path[512];
+    snprintf(cmd, sizeof cmd,
+             "cp -r '%s' %s/short && sed -i 's/\"max_position_embeddings\":[[:space:]]*4096/"
+             "\"max_position_embeddings\": 12/' %s/short/config.json",
+             tiny, tmp, tmp);
+    ck_assert_int_eq(system(cmd), 0);
+    const char *saved_tiny = tiny;
+    char short_dir[512];
+    snprintf(short_dir, sizeof short_dir, "%s/short", tmp);
+    tiny = short_dir;
+    snprintf(path, sizeof path, "%s/full.safetensors", tmp);
+    snprintf(cmd, sizeof cmd, "--ids 1,2,3,4,5,6,7,8,9,10 -n 20 --save-state %s", path);
+    char *first = generated(cmd); /* 2 tokens read after the 10 of the prompt, a third shown */
+    snprintf(cmd, sizeof cmd, "--load-state %s -n 5", path);
+    char *again = generated(cmd); /* the context is still full: one token, the same */
+    tiny = saved_tiny;
+    ck_assert_msg(strlen(first) > 0 && strcmp(strrchr(first, ' '), again) == 0,
+                  "a full context: the run ends with '%s', the loaded state gives '%s'", first, again);
+    int shown = 0;
+    for (const char *c = first; *c; c++) shown += *c == ' ';
+    ck_assert_int_eq(shown, 3); /* " id id id" */
+    free(first), free(again);
+}
+END_TEST
+
 /* Exit 1 and exactly one line on stderr containing fragment. */
 static void expect_refused(const char *args, const char *fragment) {
     int rc = run(args);
@@ -262,6 +292,7 @@ int main(void) {
     tcase_add_test(tc, greedy_everywhere_the_same);
     tcase_add_test(tc, sampling_repeats_with_its_seed);
     tcase_add_test(tc, save_and_load_state);
+    tcase_add_test(tc, save_at_a_full_context);
     tcase_add_test(tc, bad_states);
     tcase_add_test(tc, bad_flags);
     suite_add_tcase(s, tc);
