@@ -47,18 +47,18 @@
 /* ---- command line --------------------------------------------------------------------- */
 
 typedef struct {
-    DemoArgs common;         /* --model, --ids, --dump */
-    const char *prompt;      /* --prompt TEXT */
-    long n_new;              /* -n N: tokens to generate (-1: not given) */
-    bool chat, think;        /* --chat, --think */
-    bool interactive;        /* --interactive */
-    bool reference;          /* --reference */
-    double temp, top_p;      /* --temp, --top-p (NAN: not given) */
-    long top_k;              /* --top-k (-1: not given) */
-    unsigned long long seed; /* --seed */
-    long threads;            /* --threads (0: OpenMP's default) */
-    const char *save_state;  /* --save-state FILE */
-    const char *load_state;  /* --load-state FILE */
+    DemoArgs common;        /* --model, --ids, --dump */
+    const char *prompt;     /* --prompt TEXT */
+    long n_new;             /* -n N: tokens to generate (-1: not given) */
+    bool chat, think;       /* --chat, --think */
+    bool interactive;       /* --interactive */
+    bool reference;         /* --reference */
+    double temp, top_p;     /* --temp, --top-p (NAN: not given) */
+    long top_k;             /* --top-k (-1: not given) */
+    uint64_t seed;          /* --seed */
+    long threads;           /* --threads (0: OpenMP's default) */
+    const char *save_state; /* --save-state FILE */
+    const char *load_state; /* --load-state FILE */
 } Options;
 
 static void usage(FILE *to) {
@@ -88,13 +88,12 @@ static void usage(FILE *to) {
         program_name(), DEFAULT_NEW);
 }
 
-/* A whole number in [lo, hi] for flag, or death with the flag's name. */
-static long whole_number(const char *flag, const char *v, long lo, long hi) {
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || errno || x < lo || x > hi)
-        die("%s needs a whole number from %ld to %ld, got '%s'", flag, lo, hi, v);
+/* A whole number in [lo, hi] for flag (util.h's rule: digits only), or death with
+ * the flag's name. */
+static uint64_t whole_number(const char *flag, const char *v, uint64_t lo, uint64_t hi) {
+    uint64_t x;
+    Error err;
+    if (!parse_count(flag, v, lo, hi, &x, &err)) die("%s", err.msg);
     return x;
 }
 
@@ -130,13 +129,9 @@ static bool own_flag(void *ctx, int argc, char **argv, int *i) {
     else if ((v = demo_value("--top-p", argc, argv, i))) {
         o->top_p = real_number("--top-p", v);
         if (!(o->top_p > 0 && o->top_p <= 1)) die("--top-p must be in (0, 1], got '%s'", v);
-    } else if ((v = demo_value("--seed", argc, argv, i))) {
-        char *end;
-        errno = 0;
-        o->seed = strtoull(v, &end, 10);
-        if (end == v || *end || errno || v[0] == '-')
-            die("--seed needs a whole number from 0 to 18446744073709551615, got '%s'", v);
-    } else if ((v = demo_value("--threads", argc, argv, i)))
+    } else if ((v = demo_value("--seed", argc, argv, i)))
+        o->seed = whole_number("--seed", v, 0, UINT64_MAX);
+    else if ((v = demo_value("--threads", argc, argv, i)))
         o->threads = whole_number("--threads", v, 1, 1024);
     else if ((v = demo_value("--save-state", argc, argv, i)))
         o->save_state = v;
