@@ -723,9 +723,10 @@ static void interactive(const Options *o, const Model *m, RunState *s, const Tok
          * opening of the assistant's answer. */
         ChatMessage msg = {"user", line};
         char *turn_text = tok_chat_render(&msg, 1, true, o->think);
-        size_t n = strlen(turn_text) + 32;
+        const char *before = seen.n == 0 ? "" : closed ? "\n" : "<|im_end|>\n";
+        size_t n = strlen(before) + strlen(turn_text) + 1;
         char *text = xmalloc(n);
-        snprintf(text, n, "%s%s%s", seen.n == 0 ? "" : closed ? "\n" : "<|im_end|>\n", turn_text, "");
+        snprintf(text, n, "%s%s", before, turn_text);
         free(turn_text);
         TokenIds ids = {0};
         if (!tok_encode(tok, text, strlen(text), &ids, &err)) die("%s", err.msg);

@@ -10,11 +10,11 @@ void sampler_init(Sampler *s, int vocab, float temperature, int top_k, float top
     *s = (Sampler){.temperature = temperature,
                    .top_k = top_k,
                    .top_p = top_p,
-                   .rng = seed ^ 0x9E3779B97F4A7C15ull, /* any seed, 0 included, gives a non-zero state */
+                   .rng = seed ^ 0x9E3779B97F4A7C15ull, /* seed 0 does not give state 0 ... */
                    .vocab = vocab,
                    .order = xmalloc((size_t)vocab * sizeof(int)),
                    .prob = xmalloc((size_t)vocab * sizeof(float))};
-    if (s->rng == 0) s->rng = 1;
+    if (s->rng == 0) s->rng = 1; /* ... and the one seed that does gets 1 */
 }
 
 void sampler_free(Sampler *s) {

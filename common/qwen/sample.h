@@ -29,7 +29,7 @@ typedef struct {
     float top_p;       /* 1: no limit; in (0, 1] */
     uint64_t rng;      /* the generator's state (never 0) */
     int vocab;         /* logits per call */
-    int *order;        /* [vocab] scratch: candidate ids, best first */
+    int *order;        /* [vocab] scratch: candidate ids (best first when filtered) */
     float *prob;       /* [vocab] scratch: their probabilities */
 } Sampler;
 
