@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qwen/attention.h"
 #include "qwen/deltanet.h"
 #include "qwen/norm.h"
 #include "qwen/tokenizer.h"
@@ -299,9 +300,10 @@ static void plot_figures(const Model *m, const DeltaNet *dn, const TokenIds *tex
     /* Memory: the DeltaNet's state is the tables plus the conv history, whatever the
      * length; a full-attention layer keeps K and V of every token (fp32). */
     const DeltaNetDims *d = &dn->d;
-    double tables_mb = (double)d->n_v * d->dk * d->dv * 4 / (1 << 20);
-    double conv_mb = (double)(d->kernel - 1) * d->conv_dim * 4 / (1 << 20);
-    double kv_per_token_mb = 2.0 * c->num_key_value_heads * c->head_dim * 4 / (1 << 20);
+    AttnDims a;
+    attn_dims(&a, c);
+    double tables_mb = (double)dn_table_bytes(d) / (1 << 20), conv_mb = (double)dn_conv_bytes(d) / (1 << 20);
+    double kv_per_token_mb = (double)attn_kv_bytes_per_token(&a) / (1 << 20);
     enum { M = 65 };
     double tok[M], dn_mb[M], kv_mb[M];
     int span = 1024;

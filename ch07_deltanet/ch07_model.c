@@ -367,11 +367,12 @@ static void print_ledger(const Model *m) {
     int n_lin = cfg_count_layers(c, LAYER_LINEAR_ATTENTION),
         n_full = cfg_count_layers(c, LAYER_FULL_ATTENTION);
     int L = c->num_hidden_layers;
-    double kv_token = 2.0 * c->num_key_value_heads * c->head_dim * sizeof(float); /* one layer, one token */
+    AttnDims a;
     DeltaNetDims d;
+    attn_dims(&a, c);
     dn_dims(&d, c);
-    double tables = (double)d.n_v * d.dk * d.dv * sizeof(float);
-    double conv = (double)(d.kernel - 1) * d.conv_dim * sizeof(float);
+    double kv_token = (double)attn_kv_bytes_per_token(&a); /* one layer, one token */
+    double tables = (double)dn_table_bytes(&d), conv = (double)dn_conv_bytes(&d);
     printf("生成时要记住的状态（fp32）：全注意力每层每个 token 加 %g KB；DeltaNet 每层固定 %.2f MB"
            "（%d 个头的记忆表 %.2f MB + 卷积缓存 %.0f KB），和长度无关\n",
            kv_token / 1024, mib(tables + conv), d.n_v, mib(tables), conv / 1024);
@@ -753,10 +754,7 @@ static void interactive(const Options *o, const Model *m, RunState *s, const Tok
         fflush(stdout);
         closed = g.stopped;
         /* How the state grew this turn: only the attention layers' caches grow. */
-        int64_t after = run_state_bytes(s, m), kv_total = 0;
-        for (int i = 0; i < s->n_layers; i++)
-            if (m->layers[i].type == LAYER_FULL_ATTENTION)
-                kv_total += (int64_t)s->layers[i].kv.len * (int64_t)kv_bytes_per_token(&s->layers[i].kv);
+        int64_t after = run_state_bytes(s, m), kv_total = run_kv_bytes(s, m);
         fprintf(stderr,
                 "[第 %d 轮：读入 %d 个新 token（%.1f tok/s），生成 %d 个（%.2f tok/s）；至今 %lld 个 token。"
                 "KV cache %.2f MB（这一轮 +%.2f MB），DeltaNet 状态 %.2f MB（不变）]\n",

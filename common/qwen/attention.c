@@ -49,14 +49,18 @@ bool attn_init(Attention *at, const Config *c, const AttentionWeights *w, Error 
         !check_shape(w->o_proj, "o_proj", H, Hq * d, err) || !check_shape(w->q_norm, "q_norm", d, -1, err) ||
         !check_shape(w->k_norm, "k_norm", d, -1, err))
         return false;
-    at->d = (AttnDims){.hidden = c->hidden_size,
-                       .n_heads = c->num_attention_heads,
-                       .n_kv_heads = c->num_key_value_heads,
-                       .group = c->num_attention_heads / c->num_key_value_heads,
-                       .head_dim = c->head_dim,
-                       .eps = (float)c->rms_norm_eps};
+    attn_dims(&at->d, c);
     at->w = *w;
     return true;
+}
+
+void attn_dims(AttnDims *d, const Config *c) {
+    *d = (AttnDims){.hidden = c->hidden_size,
+                    .n_heads = c->num_attention_heads,
+                    .n_kv_heads = c->num_key_value_heads,
+                    .group = c->num_attention_heads / c->num_key_value_heads,
+                    .head_dim = c->head_dim,
+                    .eps = (float)c->rms_norm_eps};
 }
 
 bool attn_load(Attention *at, const Checkpoint *ck, int layer, Error *err) {
@@ -103,8 +107,12 @@ void kv_free(KVCache *kv) {
 
 void kv_reset(KVCache *kv) { kv->len = 0; }
 
+size_t attn_kv_bytes_per_token(const AttnDims *d) {
+    return 2 * (size_t)d->n_kv_heads * d->head_dim * sizeof(float); /* K and V */
+}
+
 size_t kv_bytes_per_token(const KVCache *kv) {
-    return 2 * (size_t)kv->n_kv_heads * kv->head_dim * sizeof(float); /* K and V */
+    return 2 * (size_t)kv->n_kv_heads * kv->head_dim * sizeof(float);
 }
 
 /* Room for n tokens in total, keeping what is stored (doubling, so appending one

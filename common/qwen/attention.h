@@ -69,6 +69,9 @@ typedef struct {
     float eps;      /* 1e-6, for q_norm and k_norm */
 } AttnDims;
 
+/* The sizes from config.json (the checks are attn_init's). */
+void attn_dims(AttnDims *d, const Config *c);
+
 /* The weights, views of the checkpoint's tensors. */
 typedef struct {
     const Tensor *q_proj; /* [Hq·2d, hidden] = [4096, 1024]: per head d query rows, then d gate rows */
@@ -113,7 +116,9 @@ void kv_init(KVCache *kv, const AttnDims *d, int reserve);
 void kv_free(KVCache *kv);
 /* Forgets every token (a new prompt), keeping the memory. */
 void kv_reset(KVCache *kv);
-/* Bytes the cache grows by per token in fp32: 2 × Hkv × d × 4 = 4096 for 0.8B. */
+/* Bytes the cache grows by per token in fp32: 2 × Hkv × d × 4 = 4096 for 0.8B —
+ * for a layer of these sizes, and for this cache. */
+size_t attn_kv_bytes_per_token(const AttnDims *d);
 size_t kv_bytes_per_token(const KVCache *kv);
 
 /* What one call works in, for up to cap new tokens. After attn_forward the buffers

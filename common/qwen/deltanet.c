@@ -159,9 +159,9 @@ void dn_state_free(DeltaNetState *s) {
     memset(s, 0, sizeof *s);
 }
 
-size_t dn_state_bytes(const DeltaNetDims *d) {
-    return ((size_t)d->n_v * d->dk * d->dv + (size_t)(d->kernel - 1) * d->conv_dim) * sizeof(float);
-}
+size_t dn_table_bytes(const DeltaNetDims *d) { return (size_t)d->n_v * d->dk * d->dv * sizeof(float); }
+size_t dn_conv_bytes(const DeltaNetDims *d) { return (size_t)(d->kernel - 1) * d->conv_dim * sizeof(float); }
+size_t dn_state_bytes(const DeltaNetDims *d) { return dn_table_bytes(d) + dn_conv_bytes(d); }
 
 void dn_acts_init(DeltaNetActs *a, const DeltaNetDims *d, int cap) {
     size_t T = (size_t)cap;

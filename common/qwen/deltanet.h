@@ -115,7 +115,10 @@ typedef struct {
 void dn_state_init(DeltaNetState *s, const DeltaNetDims *d);
 void dn_state_reset(DeltaNetState *s, const DeltaNetDims *d);
 void dn_state_free(DeltaNetState *s);
-/* Bytes of the state: the tables and the conv history, fixed whatever the length. */
+/* Bytes of the state, fixed whatever the length: the n_v tables [dk, dv] (1 MB for
+ * 0.8B), the conv history [kernel − 1, conv_dim] (72 KB), and the two together. */
+size_t dn_table_bytes(const DeltaNetDims *d);
+size_t dn_conv_bytes(const DeltaNetDims *d);
 size_t dn_state_bytes(const DeltaNetDims *d);
 
 /* What one call works in, for up to cap tokens. After dn_forward the buffers hold

@@ -138,14 +138,19 @@ uint64_t run_bytes(const Model *m, int chunk, int64_t n) {
     return bytes;
 }
 
-int64_t run_state_bytes(const RunState *s, const Model *m) {
+int64_t run_kv_bytes(const RunState *s, const Model *m) {
     int64_t n = 0;
-    for (int i = 0; i < s->n_layers; i++) {
+    for (int i = 0; i < s->n_layers; i++)
         if (m->layers[i].type == LAYER_FULL_ATTENTION)
             n += (int64_t)s->layers[i].kv.len * (int64_t)kv_bytes_per_token(&s->layers[i].kv);
-        else
+    return n;
+}
+
+int64_t run_state_bytes(const RunState *s, const Model *m) {
+    int64_t n = run_kv_bytes(s, m);
+    for (int i = 0; i < s->n_layers; i++)
+        if (m->layers[i].type != LAYER_FULL_ATTENTION)
             n += (int64_t)dn_state_bytes(&m->layers[i].linear_attn.d);
-    }
     return n;
 }
 

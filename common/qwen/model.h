@@ -125,6 +125,8 @@ uint64_t run_bytes(const Model *m, int chunk, int64_t n);
 /* Bytes of the state the text has built so far: the KV caches' rows in use and the
  * DeltaNet layers' fixed tables and conv history. */
 int64_t run_state_bytes(const RunState *s, const Model *m);
+/* The part of it that grows with the text: the KV caches' rows in use. */
+int64_t run_kv_bytes(const RunState *s, const Model *m);
 
 /* Optional copies of what a call computed, for the T tokens it read (what --dump
  * writes): each NULL, or [T, hidden] ([T, vocab] for logits). */
