@@ -560,14 +560,11 @@ static void load_state(const char *path, const Model *m, RunState *s, TokenIds *
         char name[64];
         if (m->layers[i].type == LAYER_FULL_ATTENTION) {
             int64_t shape[3] = {n, l->kv.n_kv_heads, l->kv.head_dim};
-            size_t bytes = (size_t)n * (size_t)kv_bytes_per_token(&l->kv) / 2;
             snprintf(name, sizeof name, "layers.%d.kv.k", i);
             const float *k = state_tensor(&st, name, 3, shape);
             snprintf(name, sizeof name, "layers.%d.kv.v", i);
             const float *v = state_tensor(&st, name, 3, shape);
-            l->kv.k = xrealloc(l->kv.k, bytes ? bytes : 1), l->kv.v = xrealloc(l->kv.v, bytes ? bytes : 1);
-            memcpy(l->kv.k, k, bytes), memcpy(l->kv.v, v, bytes);
-            l->kv.len = l->kv.cap = (int)n;
+            kv_append(&l->kv, k, v, (int)n); /* after run_reset: into an empty cache */
         } else {
             const DeltaNetDims *d = &m->layers[i].linear_attn.d;
             snprintf(name, sizeof name, "layers.%d.conv", i);

@@ -127,6 +127,15 @@ static void kv_reserve(KVCache *kv, int n) {
     kv->cap = cap;
 }
 
+void kv_append(KVCache *kv, const float *k, const float *v, int n) {
+    if (n == 0) return; /* nothing to copy, and the cache may have no memory yet */
+    size_t row = (size_t)kv->n_kv_heads * kv->head_dim;
+    kv_reserve(kv, kv->len + n);
+    memcpy(kv->k + (size_t)kv->len * row, k, (size_t)n * row * sizeof(float));
+    memcpy(kv->v + (size_t)kv->len * row, v, (size_t)n * row * sizeof(float));
+    kv->len += n;
+}
+
 /* ---- the layer --------------------------------------------------------------- */
 
 /* q · k over one head's d dims. The simd reduction lets the compiler add in
@@ -275,10 +284,7 @@ void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope
     rope_apply_tokens(rope, a->k, T, Hkv, len0);
 
     /* the new keys and values join the cache, at rows len0 .. P − 1 */
-    kv_reserve(kv, P);
-    memcpy(kv->k + (size_t)len0 * kvd, a->k, (size_t)T * kvd * sizeof(float));
-    memcpy(kv->v + (size_t)len0 * kvd, a->v, (size_t)T * kvd * sizeof(float));
-    kv->len = P;
+    kv_append(kv, a->k, a->v, T);
 
     /* 4–6. scores, softmax and the mix, for every (KV head, new token): the group of
      * query heads that read the KV head go together (GQA: heads g·group .. g·group +

@@ -116,6 +116,9 @@ void kv_init(KVCache *kv, const AttnDims *d, int reserve);
 void kv_free(KVCache *kv);
 /* Forgets every token (a new prompt), keeping the memory. */
 void kv_reset(KVCache *kv);
+/* Adds n tokens' keys and values (k, v: [n, Hkv, d]) after the ones stored, growing
+ * the cache as needed. */
+void kv_append(KVCache *kv, const float *k, const float *v, int n);
 /* Bytes the cache grows by per token in fp32: 2 × Hkv × d × 4 = 4096 for 0.8B —
  * for a layer of these sizes, and for this cache. */
 size_t attn_kv_bytes_per_token(const AttnDims *d);
