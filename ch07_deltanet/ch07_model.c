@@ -175,26 +175,16 @@ static void touch_weights(const Model *m) {
     model_touch(m, tty ? progress_bar : NULL, "从磁盘读入权重");
 }
 
-/* Reads ids through the model in pieces, showing progress for a long prompt. */
+/* Reads ids through the model (model_forward goes in passes of CHUNK tokens itself);
+ * a long prompt on a terminal goes CHUNK tokens per call instead, to show how far it
+ * is — without a trace, whose rows model_forward places. */
 static void read_tokens(const Model *m, RunState *s, const int *ids, int n, const ModelTrace *trace) {
     Error err;
-    bool show = n > 4 * CHUNK && isatty(STDERR_FILENO);
-    for (int t0 = 0; t0 < n; t0 += CHUNK) {
-        int k = n - t0 < CHUNK ? n - t0 : CHUNK;
-        ModelTrace piece;
-        const ModelTrace *tr = NULL;
-        float *layer_ptrs[CONFIG_MAX_LAYERS];
-        if (trace) { /* the same trace, moved to the piece's rows */
-            int H = m->ck.config.hidden_size, V = m->ck.config.vocab_size, L = m->ck.config.num_hidden_layers;
-            piece = (ModelTrace){.embed = trace->embed ? trace->embed + (size_t)t0 * H : NULL,
-                                 .final_norm = trace->final_norm ? trace->final_norm + (size_t)t0 * H : NULL,
-                                 .logits = trace->logits ? trace->logits + (size_t)t0 * V : NULL,
-                                 .layer = trace->layer ? layer_ptrs : NULL};
-            for (int i = 0; trace->layer && i < L; i++)
-                layer_ptrs[i] = trace->layer[i] ? trace->layer[i] + (size_t)t0 * H : NULL;
-            tr = &piece;
-        }
-        if (!model_forward(m, s, ids + t0, k, tr, &err)) die("%s", err.msg);
+    bool show = !trace && n > 4 * CHUNK && isatty(STDERR_FILENO);
+    int step = show ? CHUNK : n;
+    for (int t0 = 0; t0 < n; t0 += step) {
+        int k = n - t0 < step ? n - t0 : step;
+        if (!model_forward(m, s, ids + t0, k, trace, &err)) die("%s", err.msg);
         if (show) fprintf(stderr, "\rprefill：%d / %d 个 token", t0 + k, n);
     }
     if (show) fputc('\n', stderr);
