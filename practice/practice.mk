@@ -20,4 +20,4 @@ $(JUDGE): $(JUDGE_OBJ)
 .PHONY: clean-practice
 clean: clean-practice
 clean-practice:
-	rm -rf practice/judge practice/workspace/.build
+	rm -rf $(JUDGE) practice/workspace/.build

@@ -8,8 +8,8 @@
  *   - tests: at least four cases, the first one "worked_example"; an expected.h
  *     says which command wrote it, and that script is there;
  *   - the reference solution passes every case, without a compiler warning;
- *   - the untouched starter compiles without a warning, says TODO, and fails
- *     (its worked example included);
+ *   - the untouched starter compiles without a warning, says TODO, and fails its
+ *     worked example (the one case it is run on);
  *   - every typical wrong answer in .solution/wrong/ fails each case its "fails:"
  *     line names (only those cases are run) — the proof that the tests catch it. A
  *     wrong answer is kept as what it changes: NAME.diff is a line or two saying the
@@ -66,19 +66,24 @@ static const CaseResult *case_by_id(const TestRun *run, const char *id) {
     return NULL;
 }
 
-/* "fails: a b c" in the first lines of a wrong answer: the cases it must fail. */
+/* The line "fails: a b c" before a wrong answer's diff: the cases it must fail. -1
+ * when there is none (or it names more than max). */
 static int expected_failures(const char *path, char ids[][64], int max) {
-    char *text = read_file(path, NULL);
-    if (!text) return -1;
-    int n = -1;
-    char *at = strstr(text, "fails:");
-    if (at && at - text < 2000) {
+    char *text = read_file(path, NULL), **lines = NULL;
+    int n_lines = text ? split_lines(text, &lines) : 0, n = -1;
+    for (int i = 0; i < n_lines && strncmp(lines[i], "--- ", 4) != 0; i++) {
+        if (strncmp(lines[i], "fails:", 6) != 0) continue;
         n = 0;
-        char *end = strpbrk(at, "\n*");
-        if (end) *end = '\0';
-        for (char *tok = strtok(at + 6, " ,\t"); tok && n < max; tok = strtok(NULL, " ,\t"))
+        for (char *tok = strtok(lines[i] + 6, " ,\t"); tok; tok = strtok(NULL, " ,\t")) {
+            if (n == max) {
+                n = -1;
+                break;
+            }
             strf(ids[n++], 64, "%s", tok);
+        }
+        break;
     }
+    free(lines);
     free(text);
     return n;
 }
@@ -135,10 +140,21 @@ static bool apply_diff(const char *sol_path, const char *diff_path, const char *
                 if (kind == ' ') fprintf(out, "%s\n", text), new_left--;
                 old_left--, at++;
             } else {
-                strf(why, why_size, "第 %d 行和参考答案的第 %d 行不一样", i + 1, at + 1);
+                if (kind != ' ' && kind != '-' && kind != '+')
+                    strf(why, why_size, "第 %d 行不是 diff 的一行", i + 1);
+                else if (kind == '+' || (kind == ' ' && new_left == 0) || old_left == 0)
+                    strf(why, why_size, "第 %d 行超出了它的 @@ 算的行数", i + 1);
+                else
+                    strf(why, why_size, "第 %d 行和参考答案的第 %d 行不一样", i + 1, at + 1);
                 ok = false;
             }
         }
+        /* after the counted lines: nothing of this hunk may be left over */
+        for (int k = i + 1; ok && k < n_diff && strncmp(diff[k], "@@ -", 4) != 0; k++)
+            if (strchr(" +-", diff[k][0]) && diff[k][0]) {
+                strf(why, why_size, "第 %d 行超出了它的 @@ 算的行数", k + 1);
+                ok = false;
+            }
     }
     for (; ok && at < n_sol; at++) fprintf(out, "%s\n", sol[at]);
     if (out && fclose(out) != 0 && ok) strf(why, why_size, "写不了"), ok = false;
@@ -160,7 +176,7 @@ static void check_files(const Exercise *e, Findings *f) {
         const char *body = strstr(whole + 3, "\n---\n");
         if (!body || !strstr(body + 5, "\n---\n")) problem(f, "problem.md 里没有分开中文和英文的 --- 行");
         if (!has_cjk(zh)) problem(f, "problem.md 的中文部分里没有中文");
-        if (has_cjk(en) && strlen(en) < 200) problem(f, "problem.md 的英文部分太短");
+        if (strlen(en) < 200) problem(f, "problem.md 的英文部分太短");
         if (!strstr(zh, "```c")) problem(f, "problem.md 的中文部分没有 C 代码块（函数签名）");
         if (!strstr(en, "```c")) problem(f, "problem.md 的英文部分没有 C 代码块（函数签名）");
     }
@@ -226,18 +242,23 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
     if (ref.total > 0 && ref.total < 4)
         problem(f, "只有 %d 个用例：例子、独立的期望值、边界情况、典型错误至少各一个", ref.total);
 
+    /* the untouched starter, on its worked example only (without one, the check of the
+     * reference above has said so already) */
     starter_file(e, path, sizeof path);
     run_tests(j, e, path, "starter", "worked_example", &st);
+    const CaseResult *we = case_by_id(&st, "worked_example");
+    const char *starter = "起始代码没通过例子";
     if (st.verdict == V_COMPILE) {
         problem(f, "起始代码编译不过");
         for (int i = 0; i < st.n_compile_lines; i++) problem(f, "  %s", st.compile_lines[i]);
-    } else if (st.verdict == V_PASS)
-        problem(f, "没动过的起始代码居然通过了");
-    else {
-        const CaseResult *we = case_by_id(&st, "worked_example");
-        if (we && we->v == V_PASS) problem(f, "没动过的起始代码通过了 worked_example");
-        if (st.n_warnings) problem(f, "起始代码有 %d 个编译警告", st.n_warnings);
+        starter = "起始代码编译不过";
+    } else if (!we)
+        starter = "起始代码没有例子可跑";
+    else if (we->v == V_PASS) {
+        problem(f, "没动过的起始代码居然通过了 worked_example");
+        starter = "起始代码通过了例子";
     }
+    if (st.verdict != V_COMPILE && st.n_warnings) problem(f, "起始代码有 %d 个编译警告", st.n_warnings);
 
     /* the typical wrong answers */
     char wrong_dir[PATH_LEN], sol_path[PATH_LEN];
@@ -288,8 +309,8 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
     }
     if (d) closedir(d);
     if (n_wrong == 0) problem(f, "没有典型错误（.solution/wrong/ 里的 .diff）来证明测试能抓住它们");
-    strf(summary, size, "参考答案 %d/%d · 起始代码没通过例子 · 典型错误 %d/%d 被抓到", ref.passed, ref.total,
-         caught, n_wrong);
+    strf(summary, size, "参考答案 %d/%d · %s · 典型错误 %d/%d 被抓到", ref.passed, ref.total, starter, caught,
+         n_wrong);
     free_run(&ref);
     free_run(&st);
 }

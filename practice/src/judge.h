@@ -29,7 +29,9 @@
 #define CPU_LIMIT_S     2   /* CPU seconds (RLIMIT_CPU) */
 #define WALL_LIMIT_S    6   /* wall-clock seconds, for code that sleeps or waits */
 #define MEMORY_LIMIT_MB 512 /* resident memory (AddressSanitizer's hard_rss_limit_mb) */
-#define OUTPUT_LIMIT_MB 16  /* bytes a case may write to stdout + stderr files (RLIMIT_FSIZE) */
+#define STR_(x)         #x
+#define STR(x)          STR_(x) /* a macro's value as a string literal */
+#define OUTPUT_LIMIT_MB 16      /* bytes a case may write to stdout + stderr files (RLIMIT_FSIZE) */
 
 /* ---- exercises ------------------------------------------------------------------ */
 
@@ -130,6 +132,11 @@ typedef struct {
     CaseResult *cases;
     char setup_error[1024]; /* the judge could not even try (tests did not build, ...) */
 } TestRun;
+
+/* The compiler flags of every file: C11, the warnings, the sanitizers, plain
+ * diagnostics (NULL-terminated; the workspace's compile_flags.txt takes the first
+ * ones, for editors). */
+extern const char *const COMPILE_FLAGS[];
 
 /* Compiles `file` against exercise e's tests with warnings and the sanitizers, then runs
  * every case in its own process. tag names the build folder's binary ("learner",

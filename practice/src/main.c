@@ -77,14 +77,9 @@ static int setup(Judge *j) {
         return EXIT_USAGE;
     }
     const char *ws = getenv("PRACTICE_WORKSPACE");
-    if (ws && *ws) {
-        char abs[PATH_LEN];
-        if (ws[0] == '/')
-            strf(abs, sizeof abs, "%s", ws);
-        else
-            path_join(abs, sizeof abs, j->cwd, ws);
-        strf(j->workspace, sizeof j->workspace, "%s", abs);
-    } else
+    if (ws && *ws)
+        path_join(j->workspace, sizeof j->workspace, j->cwd, ws); /* ws itself when absolute */
+    else
         path_join(j->workspace, sizeof j->workspace, j->practice, "workspace");
     path_join(j->build, sizeof j->build, j->workspace, ".build");
     load_exercises(j);
@@ -193,8 +188,11 @@ static void write_editor_flags(const Judge *j) {
     size_t cap = 256 + (size_t)j->n_ex * (PATH_LEN / 8), used = 0;
     char *buf = malloc(cap);
     if (!buf) return;
-    used += (size_t)snprintf(buf + used, cap - used, "-std=c11\n-D_GNU_SOURCE\n-Wall\n-Wextra\n-I%s/lib\n",
-                             j->practice);
+    for (int i = 0; COMPILE_FLAGS[i] && used < cap; i++) /* the language and the warnings the judge uses */
+        if (!strncmp(COMPILE_FLAGS[i], "-std", 4) || !strncmp(COMPILE_FLAGS[i], "-D", 2) ||
+            !strncmp(COMPILE_FLAGS[i], "-W", 2))
+            used += (size_t)snprintf(buf + used, cap - used, "%s\n", COMPILE_FLAGS[i]);
+    if (used < cap) used += (size_t)snprintf(buf + used, cap - used, "-I%s/lib\n", j->practice);
     for (int i = 0; i < j->n_ex && used < cap; i++)
         used += (size_t)snprintf(buf + used, cap - used, "-I%s\n", j->ex[i].dir);
     char path[PATH_LEN];
@@ -266,10 +264,7 @@ static int cmd_start(Judge *j, const char *arg) {
 /* FILE given, or the workspace file; false (with the error printed) when there is none. */
 static bool learner_file(const Judge *j, const Exercise *e, const char *given, char *out, size_t size) {
     if (given) {
-        if (given[0] == '/')
-            strf(out, size, "%s", given);
-        else
-            path_join(out, size, j->cwd, given);
+        path_join(out, size, j->cwd, given); /* given itself when absolute */
         if (!file_exists(out)) {
             errorf("没有这个文件：%s", given);
             return false;

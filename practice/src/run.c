@@ -34,20 +34,20 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What every file is compiled with. */
-static const char *const FLAGS[] = {"-std=c11",
-                                    "-D_GNU_SOURCE",
-                                    "-g",
-                                    "-O1",
-                                    "-Wall",
-                                    "-Wextra",
-                                    "-Wno-unused-parameter",
-                                    "-fsanitize=address,undefined",
-                                    "-fno-sanitize-recover=all",
-                                    "-fno-omit-frame-pointer",
-                                    "-fdiagnostics-color=never",
-                                    "-fmessage-length=0",
-                                    NULL};
+/* What every file is compiled with (judge.h). */
+const char *const COMPILE_FLAGS[] = {"-std=c11",
+                                     "-D_GNU_SOURCE",
+                                     "-g",
+                                     "-O1",
+                                     "-Wall",
+                                     "-Wextra",
+                                     "-Wno-unused-parameter",
+                                     "-fsanitize=address,undefined",
+                                     "-fno-sanitize-recover=all",
+                                     "-fno-omit-frame-pointer",
+                                     "-fdiagnostics-color=never",
+                                     "-fmessage-length=0",
+                                     NULL};
 
 const char *verdict_name(Verdict v) {
     switch (v) {
@@ -83,7 +83,7 @@ static int compiler_argv(char **argv, int max, char *buf, size_t size) {
 static int compile(const Judge *j, const Exercise *e, const char *const *args, const char *log_path) {
     char *argv[96], ccbuf[256], inc_ex[PATH_LEN + 2], inc_lib[PATH_LEN + 8];
     int n = compiler_argv(argv, 8, ccbuf, sizeof ccbuf);
-    for (int i = 0; FLAGS[i]; i++) argv[n++] = (char *)FLAGS[i];
+    for (int i = 0; COMPILE_FLAGS[i]; i++) argv[n++] = (char *)COMPILE_FLAGS[i];
     if (e) {
         strf(inc_ex, sizeof inc_ex, "-I%s", e->dir);
         argv[n++] = inc_ex;
@@ -101,8 +101,8 @@ static void flags_line(char *buf, size_t size) {
     int n = compiler_argv(argv, 8, ccbuf, sizeof ccbuf);
     size_t used = 0;
     for (int i = 0; i < n; i++) used += (size_t)snprintf(buf + used, size - used, "%s ", argv[i]);
-    for (int i = 0; FLAGS[i] && used < size; i++)
-        used += (size_t)snprintf(buf + used, size - used, "%s ", FLAGS[i]);
+    for (int i = 0; COMPILE_FLAGS[i] && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s ", COMPILE_FLAGS[i]);
 }
 
 /* The newest modification time of the regular files of a folder (optionally only *.h). */
@@ -125,8 +125,8 @@ static double newest_in(const char *dir, bool headers_only) {
     return newest;
 }
 
-/* Keeps the first relevant lines of a compiler log: the first error (or, when
- * warnings_only, the first warning) and the lines after it that belong to it (the
+/* Keeps the first relevant lines of a compiler log: the first error (or, without
+ * want_error, the first warning) and the lines after it that belong to it (the
  * source line and the caret), paths made relative. Counts the warnings. */
 static void keep_compiler_lines(const Judge *j, const char *log_path, bool want_error, TestRun *run) {
     char *log = read_file(log_path, NULL);
@@ -339,9 +339,7 @@ static const char *describe_signal(int sig) {
     case SIGILL:
         return "非法指令 SIGILL";
     case SIGXFSZ:
-        return "输出太多：超过 "
-               "16"
-               " MB（output limit），是不是在循环里打印？";
+        return "输出太多：超过 " STR(OUTPUT_LIMIT_MB) " MB（output limit），是不是在循环里打印？";
     case SIGPIPE:
         return "SIGPIPE：往已经关闭的管道里写";
     }

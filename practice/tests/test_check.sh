@@ -54,7 +54,9 @@ d=$(copy 910)
 sed -i 's/sum = 0; \/\* Σ x²/sum = 1; \/* Σ x²/' "$d/.solution/wrong/no_eps.diff" # no longer the solution's line
 d=$(copy 911)
 sed -i '$d' "$d/.solution/wrong/no_eps.diff" # the last line of its hunk cut off
-PRACTICE_DIR="$p" PRACTICE_WORKSPACE="$tmp/ws" "$demo" --color=never check 901 902 903 904 905 906 907 908 909 910 911 \
+d=$(copy 912)
+printf '+    /* one line more than its @@ counts */\n' >>"$d/.solution/wrong/no_eps.diff"
+PRACTICE_DIR="$p" PRACTICE_WORKSPACE="$tmp/ws" "$demo" --color=never check 901 902 903 904 905 906 907 908 909 910 911 912 \
     >"$out" 2>"$err"
 rc=$?
 [ $rc -eq 1 ] && ok "broken exercises: check exits 1" || fail "broken exercises: exit status $rc"
@@ -74,4 +76,9 @@ reason 908 "没有分开中文和英文的 --- 行"
 reason 909 "典型错误 no_eps.diff 通过了本该抓住它的用例 in_place"
 reason 910 "典型错误 no_eps.diff 对不上参考答案：第 11 行和参考答案的第 10 行不一样"
 reason 911 "典型错误 no_eps.diff 对不上参考答案：第 6 行的 @@ 之后少了几行"
+reason 912 "典型错误 no_eps.diff 对不上参考答案：第 21 行超出了它的 @@ 算的行数"
+# 904 has no worked_example at all: its starter is not run, so it cannot be said to pass
+awk '/^  (✓|✗) [0-9][0-9][0-9] / { on = ($2 == 904) } on' "$out" | grep -q "居然通过了" &&
+    fail "check says 904's starter passed: it has no worked example to run" ||
+    ok "check does not claim a starter passed a worked example it lacks"
 finish
