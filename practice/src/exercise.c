@@ -151,6 +151,8 @@ void load_exercises(Judge *j) {
     if (j->n_ex) qsort(j->ex, j->n_ex, sizeof *j->ex, by_chapter_then_number);
 }
 
+const char *exercise_title(const Judge *j, const Exercise *e) { return j->english ? e->title_en : e->title; }
+
 Exercise *find_exercise(Judge *j, const char *arg) {
     for (int i = 0; i < j->n_ex; i++) {
         Exercise *e = &j->ex[i];

@@ -65,6 +65,8 @@ typedef struct {
 /* Finds every practice/NNN-slug folder and reads its front matter (sorted by chapter,
  * then number). A folder whose front matter is broken is still listed, with error set. */
 void load_exercises(Judge *j);
+/* The title in the language the judge speaks (--lang). */
+const char *exercise_title(const Judge *j, const Exercise *e);
 Exercise *find_exercise(Judge *j, const char *arg); /* "206" or "206-delta-rule"; NULL if none */
 const char *difficulty_name(int d);
 const char *chapter_name(int chapter);

@@ -124,6 +124,17 @@ static const Exercise *next_exercise(const Judge *j, const Progress *p) {
     return NULL;
 }
 
+/* The line that says what to do next: the command for the next exercise, or that
+ * all are passed (after list, and after an accepted test). */
+static void print_next(const Judge *j, const Progress *p) {
+    const Exercise *next = next_exercise(j, p);
+    if (next)
+        printf("下一题 next：%s%s start %03d%s   （%03d. %s）\n", c_bold(j), prog, next->number, c_off(j),
+               next->number, exercise_title(j, next));
+    else
+        printf("%s全部 %d 道都通过了。%s\n", c_green(j), j->n_ex, c_off(j));
+}
+
 /* ---- list ------------------------------------------------------------------------------ */
 
 static void bar(const Judge *j, int done, int total, int width) {
@@ -163,7 +174,7 @@ static int cmd_list(Judge *j) {
             const char *mark = st == ST_PASSED ? "✓" : st == ST_FAILED ? "✗" : "·";
             const char *colour = st == ST_PASSED ? c_green(j) : st == ST_FAILED ? c_red(j) : c_dim(j);
             printf("  %s%s%s %03d  ", colour, mark, c_off(j), e->number);
-            print_padded(j->english ? e->title_en : e->title, 46);
+            print_padded(exercise_title(j, e), 46);
             printf(" %s\n", difficulty_name(e->difficulty));
         }
     }
@@ -171,12 +182,8 @@ static int cmd_list(Judge *j) {
         if (j->ex[i].error[0])
             printf("%s（%s 的 problem.md 有问题：%s）%s\n", c_red(j), j->ex[i].slug, j->ex[i].error,
                    c_off(j));
-    const Exercise *next = next_exercise(j, &p);
-    if (next)
-        printf("\n下一题 next：%s%s start %03d%s   （%03d. %s）\n", c_bold(j), prog, next->number, c_off(j),
-               next->number, next->title);
-    else
-        printf("\n%s全部 %d 道都通过了。%s\n", c_green(j), j->n_ex, c_off(j));
+    printf("\n");
+    print_next(j, &p);
     progress_free(&p);
     return EXIT_ACCEPTED;
 }
@@ -243,8 +250,8 @@ static int cmd_start(Judge *j, const char *arg) {
         prebuild_tests(j, e);
         _exit(0);
     }
-    printf("%s%03d. %s%s（第 %d 章 · %s）\n", c_bold(j), e->number, j->english ? e->title_en : e->title,
-           c_off(j), e->chapter, difficulty_name(e->difficulty));
+    printf("%s%03d. %s%s（第 %d 章 · %s）\n", c_bold(j), e->number, exercise_title(j, e), c_off(j),
+           e->chapter, difficulty_name(e->difficulty));
     print_statement(j, e);
     if (existed)
         printf("你的文件已经在了，没有覆盖：%s%s%s（想从头来：%s reset %03d）\n", c_bold(j), rel, c_off(j),
@@ -291,12 +298,7 @@ static int test_once(Judge *j, Exercise *e, const char *file, Progress *p) {
         save_progress(j, p);
     }
     if (rc == EXIT_ACCEPTED) {
-        const Exercise *next = next_exercise(j, p);
-        if (next)
-            printf("下一题 next：%s start %03d   （%03d. %s）\n", prog, next->number, next->number,
-                   next->title);
-        else
-            printf("%s全部 %d 道都通过了。%s\n", c_green(j), j->n_ex, c_off(j));
+        print_next(j, p);
     } else if (rc == EXIT_REJECTED) {
         char **tiers;
         int n = read_hints(e, &tiers);

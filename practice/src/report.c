@@ -35,7 +35,8 @@ static void print_case(const Judge *j, const CaseResult *c, bool full, const Cas
 void print_run(const Judge *j, const Exercise *e, const char *file, const TestRun *run) {
     char rel[PATH_LEN];
     rel_path(j, file, rel, sizeof rel);
-    printf("%s%03d. %s%s  %s%s%s\n", c_bold(j), e->number, e->title, c_off(j), c_dim(j), rel, c_off(j));
+    printf("%s%03d. %s%s  %s%s%s\n", c_bold(j), e->number, exercise_title(j, e), c_off(j), c_dim(j), rel,
+           c_off(j));
     if (run->setup_error[0]) {
         printf("%s评测没法开始%s：%s\n", c_red(j), c_off(j), run->setup_error);
         for (int i = 0; i < run->n_compile_lines; i++) printf("    %s\n", run->compile_lines[i]);
