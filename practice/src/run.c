@@ -269,6 +269,14 @@ void prebuild_tests(const Judge *j, const Exercise *e) {
 
 /* ---- one case ---------------------------------------------------------------------------- */
 
+/* Forgets a case's detail lines (a verdict that replaces what was read so far). */
+static void clear_lines(CaseResult *c) {
+    for (int i = 0; i < c->n_lines; i++) free(c->lines[i]);
+    free(c->lines);
+    c->lines = NULL;
+    c->n_lines = 0;
+}
+
 static void add_line(CaseResult *c, const char *text) {
     if (c->n_lines >= 24) return;
     char **grown = realloc(c->lines, (size_t)(c->n_lines + 1) * sizeof *grown);
@@ -604,8 +612,7 @@ static void run_case(const Judge *j, const char *bin, const char *dir, const cha
         else
             strf(c->message, sizeof c->message, "CPU 时间超过 %d 秒（time limit）——是不是有死循环？",
                  CPU_LIMIT_S);
-        for (int i = 0; i < c->n_lines; i++) free(c->lines[i]);
-        c->n_lines = 0;
+        clear_lines(c);
         return;
     }
     /* a sanitizer report decides first: a crash may also have left wrong values */
@@ -616,8 +623,7 @@ static void run_case(const Judge *j, const char *bin, const char *dir, const cha
         CaseResult probe;
         memset(&probe, 0, sizeof probe);
         if (parse_sanitizer(j, err, learner_file, &probe)) {
-            for (int i = 0; i < c->n_lines; i++) free(c->lines[i]);
-            free(c->lines);
+            clear_lines(c);
             c->lines = probe.lines;
             c->n_lines = probe.n_lines;
             strf(c->message, sizeof c->message, "%s", probe.message);
@@ -635,8 +641,7 @@ static void run_case(const Judge *j, const char *bin, const char *dir, const cha
             strf(c->message, sizeof c->message, "%s", desc);
         else
             strf(c->message, sizeof c->message, "被信号 %d（%s）结束", sig, strsignal(sig));
-        for (int i = 0; i < c->n_lines; i++) free(c->lines[i]);
-        c->n_lines = 0;
+        clear_lines(c);
         return;
     }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -748,10 +753,7 @@ void run_tests(const Judge *j, const Exercise *e, const char *file, const char *
 void free_run(TestRun *run) {
     for (int i = 0; i < run->n_compile_lines; i++) free(run->compile_lines[i]);
     free(run->compile_lines);
-    for (int i = 0; run->cases && i < run->total; i++) {
-        for (int k = 0; k < run->cases[i].n_lines; k++) free(run->cases[i].lines[k]);
-        free(run->cases[i].lines);
-    }
+    for (int i = 0; run->cases && i < run->total; i++) clear_lines(&run->cases[i]);
     free(run->cases);
     memset(run, 0, sizeof *run);
 }
