@@ -167,14 +167,12 @@ static bool apply_diff(const char *sol_path, const char *diff_path, const char *
 
 static void check_files(const Exercise *e, Findings *f) {
     char path[PATH_LEN];
-    char *zh = problem_text(e, false), *en = problem_text(e, true);
-    path_join(path, sizeof path, e->dir, "problem.md");
-    char *whole = read_file(path, NULL);
-    if (!zh || !en || !whole)
+    bool separated = false;
+    char *zh = problem_text(e, false, &separated), *en = problem_text(e, true, NULL);
+    if (!zh || !en)
         problem(f, "problem.md 读不了");
     else {
-        const char *body = strstr(whole + 3, "\n---\n");
-        if (!body || !strstr(body + 5, "\n---\n")) problem(f, "problem.md 里没有分开中文和英文的 --- 行");
+        if (!separated) problem(f, "problem.md 里没有分开中文和英文的 --- 行");
         if (!has_cjk(zh)) problem(f, "problem.md 的中文部分里没有中文");
         if (strlen(en) < 200) problem(f, "problem.md 的英文部分太短");
         if (!strstr(zh, "```c")) problem(f, "problem.md 的中文部分没有 C 代码块（函数签名）");
@@ -182,7 +180,6 @@ static void check_files(const Exercise *e, Findings *f) {
     }
     free(zh);
     free(en);
-    free(whole);
 
     char **tiers;
     int n = read_hints(e, &tiers);

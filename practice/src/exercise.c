@@ -34,6 +34,14 @@ static char *trim(char *s) {
     return s;
 }
 
+/* A line "---" (spaces around it allowed), read without changing the line. */
+static bool is_rule(const char *line) {
+    line += strspn(line, " \t");
+    if (strncmp(line, "---", 3) != 0) return false;
+    line += 3;
+    return line[strspn(line, " \t\r")] == '\0';
+}
+
 #define ADD_ERROR(e, ...)                                                                                    \
     do {                                                                                                     \
         if (!(e)->error[0]) strf((e)->error, sizeof(e)->error, __VA_ARGS__);                                 \
@@ -162,27 +170,25 @@ Exercise *find_exercise(Judge *j, const char *arg) {
     return NULL;
 }
 
-char *problem_text(const Exercise *e, bool english) {
+char *problem_text(const Exercise *e, bool english, bool *separated) {
     char path[PATH_LEN];
     path_join(path, sizeof path, e->dir, "problem.md");
-    char *text = read_file(path, NULL);
+    char *text = read_file(path, NULL), **lines = NULL;
     if (!text) return NULL;
-    /* skip the front matter: the first line "---" up to the next */
-    char *body = text;
-    if (!strncmp(body, "---\n", 4)) {
-        char *end = strstr(body + 4, "\n---\n");
-        body = end ? end + 5 : body;
-    }
-    char *sep = strstr(body, "\n---\n");
-    char *part;
-    if (english)
-        part = sep ? sep + 5 : body;
-    else {
-        if (sep) sep[1] = '\0';
-        part = body;
-    }
-    while (*part == '\n') part++;
-    char *out = strdup(part);
+    int n = split_lines(text, &lines), i = 0; /* lines as read_front_matter reads them: CRLF too */
+    if (n > 0 && is_rule(lines[0]))           /* skip the front matter, "---" to "---" */
+        for (i = 1; i < n && !is_rule(lines[i]);) i++;
+    int first = i < n ? i + 1 : 0, sep = first;
+    while (sep < n && !is_rule(lines[sep])) sep++;
+    if (separated) *separated = sep < n;
+    int from = english && sep < n ? sep + 1 : first, to = english || sep >= n ? n : sep;
+    while (from < to && !*lines[from]) from++; /* no blank lines before the statement */
+    size_t size = 1;
+    for (int k = from; k < to; k++) size += strlen(lines[k]) + 1;
+    char *out = malloc(size), *o = out;
+    for (int k = from; out && k < to; k++) o += sprintf(o, "%s\n", lines[k]);
+    if (out) *o = '\0';
+    free(lines);
     free(text);
     return out;
 }

@@ -72,8 +72,9 @@ const char *difficulty_name(int d);
 const char *chapter_name(int chapter);
 
 /* problem.md without the front matter: the Chinese part (before the separator line
- * "---") or the English part (after it). Malloc'd; NULL when unreadable. */
-char *problem_text(const Exercise *e, bool english);
+ * "---") or the English part (after it); without a separator, the whole statement,
+ * and *separated (when given) false. Malloc'd; NULL when unreadable. */
+char *problem_text(const Exercise *e, bool english, bool *separated);
 /* hints.md split at its "## " headings: n tiers, each "heading\nbody". Returns n
  * (0 when unreadable); *tiers is malloc'd (free with free_strings). */
 int read_hints(const Exercise *e, char ***tiers);

@@ -209,7 +209,7 @@ static void write_editor_flags(const Judge *j) {
 }
 
 static void print_statement(const Judge *j, const Exercise *e) {
-    char *text = problem_text(e, j->english);
+    char *text = problem_text(e, j->english, NULL);
     if (!text) {
         errorf("读不了 %s/problem.md", e->slug);
         return;

@@ -56,7 +56,9 @@ d=$(copy 911)
 sed -i '$d' "$d/.solution/wrong/no_eps.diff" # the last line of its hunk cut off
 d=$(copy 912)
 printf '+    /* one line more than its @@ counts */\n' >>"$d/.solution/wrong/no_eps.diff"
-PRACTICE_DIR="$p" PRACTICE_WORKSPACE="$tmp/ws" "$demo" --color=never check 901 902 903 904 905 906 907 908 909 910 911 912 \
+d=$(copy 913) # unbroken, with a problem.md saved with CRLF line ends
+sed -i 's/$/\r/' "$d/problem.md"
+PRACTICE_DIR="$p" PRACTICE_WORKSPACE="$tmp/ws" "$demo" --color=never check 901 902 903 904 905 906 907 908 909 910 911 912 913 \
     >"$out" 2>"$err"
 rc=$?
 [ $rc -eq 1 ] && ok "broken exercises: check exits 1" || fail "broken exercises: exit status $rc"
@@ -66,6 +68,8 @@ reason() {
         ok "check catches $1: $2" || fail "check misses $1: $2"
 }
 grep -q "^  ✓ 901 " "$out" && ok "check passes an unbroken copy" || fail "check fails an unbroken copy"
+grep -q "^  ✓ 913 " "$out" && ok "check passes a problem.md with CRLF line ends" ||
+    fail "check fails a problem.md with CRLF line ends"
 reason 902 "没动过的起始代码居然通过了"
 reason 903 "number 930 和文件夹的编号不一样"
 reason 904 "第一个用例应该是 worked_example"
