@@ -182,6 +182,7 @@ void rel_path(const Judge *j, const char *path, char *out, size_t size) {
     for (int u = 0; u < ups && used < size; u++) used += (size_t)snprintf(out + used, size - used, "../");
     for (int i = common; i < np && used < size; i++)
         used += (size_t)snprintf(out + used, size - used, "%s%s", p[i], i + 1 < np ? "/" : "");
+    if (used >= size) used = size - 1; /* cut short: what snprintf kept */
     if (used == 0)
         strf(out, size, ".");
     else if (used >= 3 && out[used - 1] == '/')
