@@ -525,6 +525,10 @@ START_TEST(broken_index) {
     char *path = in_dir(tiny, "model.safetensors.index.json");
     write_bytes(path, "{\"weight_map\": {", 16);
     expect_open_error(tiny, path, "not valid JSON");
+    write_bytes(path, "{\"weight_map\": {}}\n}", 20); /* a second closing brace: more after the value */
+    expect_open_error(tiny, path, "more after the JSON value");
+    write_bytes(path, "{\"weight_map\": {\"a\\u0000b\": \"x\"}}", 33); /* a name cut short at U+0000 */
+    expect_open_error(tiny, path, "\\u0000");
     write_bytes(path, "{\"metadata\": {}}", 16);
     expect_open_error(tiny, path, "weight_map");
     write_bytes(path, "{\"weight_map\": []}", 18);

@@ -529,6 +529,8 @@ START_TEST(not_json_or_not_an_object) {
         {"text_config: {hidden_size: 1024}", "not valid JSON"},
         {"[1024, 24]", "expected a JSON object"},
         {"\"config\"", "expected a JSON object"},
+        {"{} {}", "more after the JSON value"},               /* two values: not one file */
+        {"{\"model_type\": \"qwen3_5\\u0000x\"}", "\\u0000"}, /* would read as "qwen3_5" */
     };
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         Config c;

@@ -480,8 +480,9 @@ START_TEST(bad_files) {
     ck_assert_msg(strstr(err.msg, "/no/such/tokenizer.json") && strstr(err.msg, "No such file"), "%s",
                   err.msg);
 
-    expect_load_error("{\"model\": {\"type\": \"BPE\", ", "invalid JSON");
-    expect_load_error("", "invalid JSON");
+    expect_load_error("{\"model\": {\"type\": \"BPE\", ", "not valid JSON");
+    expect_load_error("", "not valid JSON");
+    expect_load_error("{} {}", "more after the JSON value"); /* two documents in one file */
     expect_load_error("[1, 2, 3]", "not a tokenizer.json");
     expect_load_error("{\"architectures\": [\"Qwen3_5ForConditionalGeneration\"], \"text_config\": {}}",
                       "not a tokenizer.json");

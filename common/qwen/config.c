@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "workbook/jsonstr.h"
+
 /* Where a key was looked up, for messages: "config.json: text_config.head_dim ...". */
 typedef struct {
     const char *path;
@@ -311,10 +313,11 @@ static bool parse_text_config(Config *c, const cJSON *root, Scope s, Error *err)
     return read_layer_types(c, s, err) && read_rope(c, s, err);
 }
 
-bool cfg_parse(Config *c, const char *json, const char *path, Error *err) {
+/* The text json[0..len) of config.json. */
+static bool parse_config(Config *c, const char *json, size_t len, const char *path, Error *err) {
     memset(c, 0, sizeof *c);
-    cJSON *root = cJSON_Parse(json);
-    if (!root) return error_set(err, "%s: not valid JSON", path);
+    cJSON *root = json_parse_document(json, len, path, err);
+    if (!root) return false;
     bool ok;
     if (!cJSON_IsObject(root)) {
         ok = error_set(err, "%s: expected a JSON object", path);
@@ -331,10 +334,15 @@ bool cfg_parse(Config *c, const char *json, const char *path, Error *err) {
     return ok;
 }
 
+bool cfg_parse(Config *c, const char *json, const char *path, Error *err) {
+    return parse_config(c, json, strlen(json), path, err);
+}
+
 bool cfg_load(Config *c, const char *path, Error *err) {
-    char *json = read_file(path, NULL, err);
+    size_t len;
+    char *json = read_file(path, &len, err);
     if (!json) return false;
-    bool ok = cfg_parse(c, json, path, err);
+    bool ok = parse_config(c, json, len, path, err);
     free(json);
     return ok;
 }

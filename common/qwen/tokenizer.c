@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <utf8proc.h>
 
+#include "workbook/jsonstr.h"
 #include "workbook/strmap.h"
 #include "workbook/utf8.h"
 
@@ -507,22 +508,6 @@ static bool load_model(Tokenizer *tok, const cJSON *root, Error *err) {
            load_merges(tok, merges, err) && load_added(tok, added, err);
 }
 
-/* cJSON hands strings out NUL-terminated, so a token, a merge or the regex
- * written with "\u0000" would silently end there. Such a file is refused
- * instead: *at receives the offset of the first raw NUL byte or \u0000 escape.
- * (A backslash in JSON text only occurs in strings, and escapes the character
- * after it, so "\\u0000" is a backslash followed by "u0000".) */
-static bool find_nul(const char *json, size_t len, size_t *at) {
-    for (size_t i = 0; i < len; i++) {
-        if (json[i] == '\0' || (json[i] == '\\' && len - i >= 6 && memcmp(json + i + 1, "u0000", 5) == 0)) {
-            *at = i;
-            return true;
-        }
-        if (json[i] == '\\') i++;
-    }
-    return false;
-}
-
 bool tok_load_json(Tokenizer *tok, const char *json, size_t len, const char *name, Error *err) {
     memset(tok, 0, sizeof *tok);
     tok->path = xstrdup(name);
@@ -532,25 +517,9 @@ bool tok_load_json(Tokenizer *tok, const char *json, size_t len, const char *nam
     encodings[0] = ONIG_ENCODING_UTF8;
     onig_initialize(encodings, 1); /* once per process; later calls do nothing */
 
-    size_t nul;
-    if (find_nul(json, len, &nul)) {
-        int line = 1;
-        for (size_t i = 0; i < nul; i++) line += json[i] == '\n';
-        error_set(
-            err, "%s: line %d: %s", name, line,
-            json[nul]
-                ? "a string holds \\u0000 (U+0000), which is not supported (it would cut the string short)"
-                : "a NUL byte, which JSON does not allow");
-        tok_free(tok);
-        return false;
-    }
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, false);
+    /* strictly: a token, a merge or the regex written with "\u0000" would end there */
+    cJSON *root = json_parse_document(json, len, name, err);
     if (!root) {
-        size_t at = end && end >= json ? (size_t)(end - json) : 0;
-        int line = 1;
-        for (size_t i = 0; i < at && i < len; i++) line += json[i] == '\n';
-        error_set(err, "%s: invalid JSON (line %d, byte %zu)", name, line, at);
         tok_free(tok);
         return false;
     }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "workbook/jsonstr.h"
+
 #ifndef REPO_ROOT
 #define REPO_ROOT "."
 #endif
@@ -83,11 +85,12 @@ static bool open_shard(Checkpoint *ck, const char *file, Error *err) {
 /* Follows model.safetensors.index.json: opens each shard it names once, and checks
  * that every tensor it lists is really in the shard it names. */
 static bool open_indexed(Checkpoint *ck, const char *index_path, Error *err) {
-    char *json = read_file(index_path, NULL, err);
+    size_t len;
+    char *json = read_file(index_path, &len, err);
     if (!json) return false;
-    cJSON *root = cJSON_Parse(json);
+    cJSON *root = json_parse_document(json, len, index_path, err);
     free(json);
-    if (!root) return error_set(err, "%s: not valid JSON", index_path);
+    if (!root) return false;
     bool ok = true;
     const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
     const cJSON *e;

@@ -1,8 +1,10 @@
-/* jsonstr.c — one JSON string literal, decoded with its length (see jsonstr.h). */
+/* jsonstr.c — JSON text read strictly (see jsonstr.h). */
 #include "jsonstr.h"
 
+#include <cJSON.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "utf8.h"
 
@@ -121,4 +123,49 @@ bool json_string_decode(const char *text, size_t len, char **out, size_t *out_le
     *out = s;
     *out_len = n;
     return true;
+}
+
+/* The line of text[at]: 1 + the newlines before it. */
+static int line_of(const char *text, size_t at) {
+    int line = 1;
+    for (size_t i = 0; i < at; i++) line += text[i] == '\n';
+    return line;
+}
+
+/* The offset of the first raw NUL byte or \u0000 escape, or len. (A backslash in
+ * JSON text only occurs in strings, and escapes the character after it, so "\\u0000"
+ * is a backslash followed by "u0000".) */
+static size_t first_nul(const char *text, size_t len) {
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\0' || (text[i] == '\\' && len - i >= 6 && memcmp(text + i + 1, "u0000", 5) == 0))
+            return i;
+        if (text[i] == '\\') i++;
+    }
+    return len;
+}
+
+cJSON *json_parse_document(const char *text, size_t len, const char *name, Error *err) {
+    size_t nul = first_nul(text, len);
+    if (nul < len) {
+        error_set(
+            err, "%s: line %d: %s", name, line_of(text, nul),
+            text[nul]
+                ? "a string holds \\u0000 (U+0000), which is not supported (it would cut the string short)"
+                : "a NUL byte, which JSON does not allow");
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    size_t at = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+    if (!root) {
+        error_set(err, "%s: not valid JSON (line %d, byte %zu)", name, line_of(text, at), at);
+        return NULL;
+    }
+    while (at < len && is_json_space(text[at])) at++;
+    if (at < len) {
+        error_set(err, "%s: line %d: more after the JSON value ends (byte %zu)", name, line_of(text, at), at);
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
 }

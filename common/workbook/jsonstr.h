@@ -1,4 +1,5 @@
-/* jsonstr.h — one JSON string literal, decoded with its length.
+/* jsonstr.h — JSON text read strictly: one string literal decoded with its length,
+ * and a whole document parsed with nothing after it.
  *
  * `--encode-jsonl` reads one JSON string per line ("今天\n天气", "a\u0000b"). cJSON
  * hands its strings out NUL-terminated, so "a\u0000b" would come back as "a"
@@ -28,5 +29,12 @@
  * failure returns false with what is wrong, and where, in err (without a file
  * name: the caller knows the line). */
 bool json_string_decode(const char *text, size_t len, char **out, size_t *out_len, Error *err);
+
+/* Parses the whole JSON document text[0..len) read from the file `name` (config.json,
+ * an index, tokenizer.json): one value with only whitespace after it. Refused with
+ * one line in err that gives the line: invalid JSON, anything after the value, a NUL
+ * byte, and the escape \u0000 (cJSON's strings end at a NUL, so "a\u0000b" would
+ * quietly become "a", and a key or a name another one). Free it with cJSON_Delete. */
+struct cJSON *json_parse_document(const char *text, size_t len, const char *name, Error *err);
 
 #endif
