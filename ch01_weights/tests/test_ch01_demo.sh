@@ -282,6 +282,8 @@ run "$synth" --size tiny --shards 0 --out "$tmp/x"
 expect_error "make_synthetic --shards 0" "--shards"
 run "$synth" --out
 expect_error "make_synthetic --out without a folder" "--out"
+run "$synth" --size tiny --out ""
+expect_error "make_synthetic --out \"\"" "empty name"
 [ -e "$tmp/x" ] && bad "make_synthetic wrote $tmp/x after a bad command line"
 
 exit $failed

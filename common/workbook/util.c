@@ -660,6 +660,7 @@ char *path_join(const char *dir, const char *name) {
 }
 
 bool make_dirs(const char *path, Error *err) {
+    if (!*path) return error_set(err, "a folder with an empty name cannot be created");
     char *p = xstrdup(path);
     for (char *s = p + 1;; s++) {
         if (*s == '/' || *s == '\0') {
