@@ -473,6 +473,18 @@ static void added_token_steals_id(cJSON *r) {
     cJSON_ReplaceItemInObjectCaseSensitive(first, "id", cJSON_CreateNumber('a'));
 }
 
+/* The second added token with the first one's text. */
+static void added_token_twice(cJSON *r) {
+    cJSON *second = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "added_tokens"), 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(second, "content", cJSON_CreateString("<|im_start|>"));
+}
+
+/* An added token whose text is the vocabulary's "a" (id 97) under its own id. */
+static void added_token_shadows_vocab(cJSON *r) {
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "added_tokens"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(first, "content", cJSON_CreateString("a"));
+}
+
 START_TEST(bad_files) {
     Tokenizer tok;
     Error err;
@@ -514,6 +526,10 @@ START_TEST(bad_files) {
     expect_edit_error(add_merge_bad_utf8, "model.merges[9] is not valid UTF-8");
     expect_edit_error(added_token_steals_id,
                       "added_tokens[0] \"<|im_start|>\" has id 97, which model.vocab gives to \"a\"");
+    expect_edit_error(added_token_twice,
+                      "added_tokens[1] \"<|im_start|>\" repeats the content of an earlier added token");
+    expect_edit_error(added_token_shadows_vocab,
+                      "added_tokens[0] \"a\" has id 265, but model.vocab gives that string id 97");
 }
 END_TEST
 

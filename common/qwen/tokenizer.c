@@ -444,39 +444,72 @@ static bool load_added(Tokenizer *tok, const cJSON *added, Error *err) {
     for (int i = 0; i < tok->n_ids; i++) t->added_of[i] = -1;
     t->added_by_len = xmalloc(sizeof *t->added_by_len * (size_t)(n ? n : 1));
 
+    StrMap contents; /* content -> id, to find a content given twice */
+    strmap_init(&contents);
+    bool ok = true;
     int i = 0;
     const cJSON *item;
     cJSON_ArrayForEach(item, added) {
         const cJSON *content = cJSON_GetObjectItemCaseSensitive(item, "content");
         AddedToken *a = &tok->added[i];
-        if (!json_id(cJSON_GetObjectItemCaseSensitive(item, "id"), &a->id))
-            return error_set(err, "%s: added_tokens[%d] has no valid id", tok->path, i);
-        if (!cJSON_IsString(content) || content->valuestring[0] == '\0')
-            return error_set(err, "%s: added_tokens[%d] has no content", tok->path, i);
+        if (!json_id(cJSON_GetObjectItemCaseSensitive(item, "id"), &a->id)) {
+            ok = error_set(err, "%s: added_tokens[%d] has no valid id", tok->path, i);
+            break;
+        }
+        if (!cJSON_IsString(content) || content->valuestring[0] == '\0') {
+            ok = error_set(err, "%s: added_tokens[%d] has no content", tok->path, i);
+            break;
+        }
         a->content = xstrdup(content->valuestring);
         a->len = (int)strlen(a->content);
         a->special = json_flag(item, "special", false);
         a->normalized = json_flag(item, "normalized", !a->special);
-        if (!utf8_check(a->content, (size_t)a->len, NULL))
-            return error_set(err, "%s: added_tokens[%d] is not valid UTF-8", tok->path, i);
+        if (!utf8_check(a->content, (size_t)a->len, NULL)) {
+            ok = error_set(err, "%s: added_tokens[%d] is not valid UTF-8", tok->path, i);
+            break;
+        }
         static const char *const unsupported[] = {"single_word", "lstrip", "rstrip"};
         for (size_t k = 0; k < ARRAY_LEN(unsupported); k++)
-            if (json_flag(item, unsupported[k], false))
-                return error_set(err, "%s: added token \"%s\" (id %d) sets %s, which is not supported",
-                                 tok->path, a->content, a->id, unsupported[k]);
-        if (t->added_of[a->id] >= 0)
-            return error_set(err, "%s: added_tokens gives id %d twice", tok->path, a->id);
+            if (json_flag(item, unsupported[k], false)) {
+                ok = error_set(err, "%s: added token \"%s\" (id %d) sets %s, which is not supported",
+                               tok->path, a->content, a->id, unsupported[k]);
+                break;
+            }
+        if (!ok) break;
+        if (t->added_of[a->id] >= 0) {
+            ok = error_set(err, "%s: added_tokens gives id %d twice", tok->path, a->id);
+            break;
+        }
         /* The same id for two different strings: the text would encode as one
          * and decode as the other. (Some files list a token in both places,
          * with the same string: that is fine.) */
-        if (t->offset[a->id] >= 0 && strcmp(t->strings + t->offset[a->id], a->content) != 0)
-            return error_set(err, "%s: added_tokens[%d] \"%s\" has id %d, which model.vocab gives to \"%s\"",
-                             tok->path, i, a->content, a->id, t->strings + t->offset[a->id]);
+        if (t->offset[a->id] >= 0 && strcmp(t->strings + t->offset[a->id], a->content) != 0) {
+            ok = error_set(err, "%s: added_tokens[%d] \"%s\" has id %d, which model.vocab gives to \"%s\"",
+                           tok->path, i, a->content, a->id, t->strings + t->offset[a->id]);
+            break;
+        }
+        /* One content, one id: a second token with the same text (added, or in the
+         * vocabulary under another id) could never come out of encode, and decode
+         * and encode would disagree about it. */
+        int in_vocab = vocab_find(t, a->content, (size_t)a->len);
+        if (!strmap_put(&contents, a->content, a->id)) {
+            ok = error_set(err, "%s: added_tokens[%d] \"%s\" repeats the content of an earlier added token",
+                           tok->path, i, a->content);
+            break;
+        }
+        if (in_vocab >= 0 && in_vocab != a->id) {
+            ok = error_set(err,
+                           "%s: added_tokens[%d] \"%s\" has id %d, but model.vocab gives that string id %d",
+                           tok->path, i, a->content, a->id, in_vocab);
+            break;
+        }
         t->added_of[a->id] = i;
         t->added_first[(unsigned char)a->content[0]] |= a->normalized ? 2 : 1;
         t->added_by_len[i] = i;
         i++;
     }
+    strmap_free(&contents);
+    if (!ok) return false;
     /* Longest first, so that the first match found at a position is the longest
      * one; equal lengths in file order. */
     qsort_r(t->added_by_len, (size_t)n, sizeof *t->added_by_len, longer_first, tok->added);
