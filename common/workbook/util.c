@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "utf8.h"
+
 static const char *g_program = "qwen";
 
 void set_program_name(const char *argv0) {
@@ -41,22 +43,6 @@ static void out_bytes(Out *o, const char *p, size_t n) {
     o->len += n;
 }
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), or 0 when there is none. */
-static size_t utf8_seq(const unsigned char *p, size_t n) {
-    unsigned char c = p[0];
-    size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    if (len == 0 || len > n) return 0;
-    unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range excludes overlongs and surrogates */
-    if (c == 0xe0) lo = 0xa0;
-    if (c == 0xed) hi = 0x9f;
-    if (c == 0xf0) lo = 0x90;
-    if (c == 0xf4) hi = 0x8f;
-    if (p[1] < lo || p[1] > hi) return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((p[i] & 0xc0) != 0x80) return 0;
-    return len;
-}
-
 /* Copies n bytes of s, escaping what must not reach a terminal: control characters
  * (\n, \t, \r, else \xHH), DEL, the C1 controls U+0080..U+009F (\u00HH; 0x9b alone
  * starts an escape sequence on some terminals) and bytes that are not UTF-8 (\xHH).
@@ -73,7 +59,8 @@ static void out_escaped(Out *o, const char *s, size_t n, bool keep_newlines) {
                 run++;
                 continue;
             }
-            size_t len = c >= 0x80 ? utf8_seq(p + run, n - run) : 0;
+            int prefix;
+            size_t len = c >= 0x80 ? (size_t)utf8_char(p + run, n - run, &prefix) : 0;
             if (len == 0 || (len == 2 && c == 0xc2 && p[run + 1] < 0xa0)) break;
             run += len;
         }
