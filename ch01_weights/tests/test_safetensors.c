@@ -560,10 +560,13 @@ START_TEST(missing_or_truncated_file_is_one_clear_error) {
     write_bytes(path, cut, sizeof cut);
     expect_open_error(path, "header length 1000", "past the end of the 20-byte file");
 
-    /* lengths that cannot be a header: 0, and beyond the format's 100 MB cap */
+    /* lengths that cannot be a header: 0, and beyond the format's cap of 10^8 bytes */
     static const unsigned char zero_len[10] = {0, 0, 0, 0, 0, 0, 0, 0, '{', '}'};
     write_bytes(path, zero_len, sizeof zero_len);
     expect_open_error(path, "header length 0", "not sane");
+    static const unsigned char over_cap[10] = {0x01, 0xE1, 0xF5, 0x05, 0, 0, 0, 0, '{', '}'}; /* 10^8 + 1 */
+    write_bytes(path, over_cap, sizeof over_cap);
+    expect_open_error(path, "header length 100000001", "not sane");
     static const unsigned char huge_len[10] = {0, 0, 0, 0, 0, 0, 0, 0x80, '{', '}'}; /* 2^63 */
     write_bytes(path, huge_len, sizeof huge_len);
     expect_open_error(path, "header length 9223372036854775808", "not sane");

@@ -95,13 +95,14 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
         error_set(err, "%s: header is JSON but not an object", path);
         goto done;
     }
-    /* Only padding (spaces) may follow the object: anything else means the header
+    /* Only padding (whitespace) may follow the object: anything else means the header
      * length is wrong, and every offset into the data area would be off with it. */
     for (const char *p = json_end; p < json + header_len; p++)
         if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
-            error_set(err,
-                      "%s: header has bytes other than spaces after the JSON object (wrong header length?)",
-                      path);
+            error_set(
+                err,
+                "%s: header has bytes other than whitespace after the JSON object (wrong header length?)",
+                path);
             goto done;
         }
     int n = 0;

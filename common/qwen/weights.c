@@ -126,13 +126,11 @@ const Tensor *ckpt_expect(const Checkpoint *ck, const char *name, int ndim, cons
     bool same = t->ndim == ndim;
     for (int d = 0; same && d < ndim; d++) same = t->shape[d] == shape[d];
     if (!same) {
-        char got[96], want[96] = "[";
-        for (int d = 0; d < ndim; d++)
-            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", d ? ", " : "",
-                     (long long)shape[d]);
-        strcat(want, "]");
+        char got[96], want[96];
+        Tensor wanted = {.ndim = ndim}; /* the shape config.json implies, written as shape_str writes */
+        for (int d = 0; d < ndim; d++) wanted.shape[d] = shape[d];
         return error_set(err, "%s: tensor %s has shape %s, but config.json implies %s", t->file, name,
-                         shape_str(t, got, sizeof got), want),
+                         shape_str(t, got, sizeof got), shape_str(&wanted, want, sizeof want)),
                NULL;
     }
     return t;

@@ -62,7 +62,6 @@ DemoArgs demo_parse_args(int argc, char **argv, bool with_plot, void (*usage)(FI
             a.dump = v;
         } else if ((v = demo_value("--max-memory", argc, argv, &i))) {
             demo_max_memory(v);
-            a.max_memory = mem_limit();
         } else if (with_plot && (v = demo_value("--plot", argc, argv, &i))) {
             a.plot = demo_plot_mode(v);
         } else if (!extra || !extra(ctx, argc, argv, &i)) {

@@ -36,11 +36,10 @@
 
 /* The flags every demo that runs on weights takes. */
 typedef struct {
-    const char *model;   /* --model DIR (NULL: $QWEN35_MODEL, models/, the HF cache) */
-    const char *ids;     /* --ids 1,2,3 (NULL: the book's sentence; sentence.h) */
-    const char *dump;    /* --dump FILE (NULL: no dump); checked to be writable when parsed */
-    PlotMode plot;       /* --plot=png|ascii|none (PLOT_PNG unless given) */
-    uint64_t max_memory; /* --max-memory SIZE (0: half of the physical memory; util.h) */
+    const char *model; /* --model DIR (NULL: $QWEN35_MODEL, models/, the HF cache) */
+    const char *ids;   /* --ids 1,2,3 (NULL: the book's sentence; sentence.h) */
+    const char *dump;  /* --dump FILE (NULL: no dump); checked to be writable when parsed */
+    PlotMode plot;     /* --plot=png|ascii|none (PLOT_PNG unless given) */
 } DemoArgs;
 
 /* The --model line of every demo's --help (option names in a 19-character column). */
@@ -98,7 +97,7 @@ static inline uint64_t floats(uint64_t n) { return size_mul(n, sizeof(float)); }
  * weight checked against config.json (model_open). */
 void demo_open_model(Model *m, const char *model_flag);
 
-/* How the chapter 3–7 demos start: the model, and the token ids they run on with
+/* How the chapter 3–5 demos start: the model, and the token ids they run on with
  * the words their first line names them by (sentence_ids: --ids, else the book's
  * sentence, else the reference ids). */
 void demo_open_sentence(Model *m, const DemoArgs *args, TokenIds *ids, char *label, size_t label_size);
