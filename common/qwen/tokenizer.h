@@ -133,7 +133,10 @@ void tok_free(Tokenizer *tok);
  * encoding takes at most about twice the budget. Because the budget grows with the text, a run of ten million
  * spaces still gets its exact ids, where the Oniguruma defaults (10 million steps per match) give up. Not
  * bounded: a look-ahead that scans forward without backtracking, such as a(?=.*b) at every "a" (Oniguruma
- * counts backtracking steps and stack, not forward ones), stays quadratic in the text. */
+ * counts backtracking steps and stack, not forward ones), stays quadratic in the text. Not bounded either:
+ * the added tokens are tried one by one, longest first, at every byte that starts one, so the time grows
+ * with how many of them share a first byte (Qwen's files have a few dozen, nearly all starting with "<";
+ * a file with a hundred thousand would make encoding that much slower, and a trie would bound it). */
 #define TOK_REGEX_STEPS_PER_BYTE 64
 #define TOK_REGEX_STEPS_BASE     4096
 #define TOK_REGEX_FIRST_STEPS    8 /* a search's first limit, doubled until it is enough */
