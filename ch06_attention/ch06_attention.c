@@ -18,7 +18,6 @@
  *   ./ch06_attention [--model DIR] [--ids 1,2,3] [--dump FILE] [--plot=png|ascii|none]
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,35 +110,6 @@ static void head_rms_range(const float *x, int rows, int d, double *lo, double *
 
 /* ---- the heatmap ---------------------------------------------------------------- */
 
-/* A growing string of gnuplot commands. */
-typedef struct {
-    char *s;
-    size_t len, cap;
-} Text;
-
-static void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(Text *t, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (t->len + (size_t)n + 1 > t->cap) {
-        t->cap = 2 * (t->len + (size_t)n + 1);
-        t->s = xrealloc(t->s, t->cap);
-    }
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-    va_end(ap);
-    t->len += (size_t)n;
-}
-
-/* A label as a gnuplot single-quoted string (a quote inside is doubled). */
-static void text_add_quoted(Text *t, const char *label) {
-    text_add(t, "'");
-    for (const char *p = label; *p; p++) text_add(t, *p == '\'' ? "''" : "%c", *p);
-    text_add(t, "'");
-}
-
 /* Every head's [T, T] weights as tiles of one picture (up to 4 heads per row of
  * tiles), separated by a blank row and column; the masked future stays blank too.
  * Each tile gets its own token ticks and its head's name in its empty corner. */
@@ -172,12 +142,12 @@ static void plot_heads(const float *probs, int Hq, int T, int layer, char **labe
             const char *tick = by_position ? pos : labels[t];
             if (h / gc == 0) { /* x ticks: one set per tile column */
                 text_add(&xt, "%s", xt.len ? ", " : "");
-                text_add_quoted(&xt, tick);
+                plot_quote(&xt, tick);
                 text_add(&xt, " %d", c0 + t);
             }
             if (h % gc == 0) { /* y ticks: one set per tile row */
                 text_add(&yt, "%s", yt.len ? ", " : "");
-                text_add_quoted(&yt, tick);
+                plot_quote(&yt, tick);
                 text_add(&yt, " %d", r0 + t);
             }
         }

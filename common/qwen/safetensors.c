@@ -289,40 +289,18 @@ uint64_t stw_data_bytes(const StWriter *w) {
     return total;
 }
 
-/* A growing string for the JSON header. */
-typedef struct {
-    char *s;
-    size_t len, cap;
-} Buf;
-
-static void buf_put(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_put(Buf *b, const char *fmt, ...) {
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        if ((size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        b->s = xrealloc(b->s, b->cap = 2 * b->cap + (size_t)n + 64);
-    }
-}
-
-/* A JSON string literal for a tensor name (quotes, backslashes, control characters escaped). */
-static void buf_put_json_string(Buf *b, const char *s) {
-    buf_put(b, "\"");
+static void text_add_json_string(Text *b, const char *s) {
+    text_add(b, "\"");
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\')
-            buf_put(b, "\\%c", c);
+            text_add(b, "\\%c", c);
         else if (c < 0x20)
-            buf_put(b, "\\u%04x", c);
+            text_add(b, "\\u%04x", c);
         else
-            buf_put(b, "%c", c);
+            text_add(b, "%c", c);
     }
-    buf_put(b, "\"");
+    text_add(b, "\"");
 }
 
 /* Converts count float32 values to the stored dtype (little-endian bytes). */
@@ -342,22 +320,22 @@ static void encode_values(DType dtype, const float *src, int64_t count, void *ds
 }
 
 bool stw_write(const StWriter *w, const char *path, uint64_t *data_bytes, Error *err) {
-    Buf hdr = {xmalloc(4096), 0, 4096};
-    buf_put(&hdr, "{\"__metadata__\":{\"format\":\"pt\"}");
+    Text hdr = {0};
+    text_add(&hdr, "{\"__metadata__\":{\"format\":\"pt\"}");
     uint64_t offset = 0;
     for (int i = 0; i < w->count; i++) {
         const StWriterEntry *e = &w->entries[i];
         uint64_t bytes = (uint64_t)entry_numel(e) * (uint64_t)dtype_size(e->dtype);
-        buf_put(&hdr, ",");
-        buf_put_json_string(&hdr, e->name);
-        buf_put(&hdr, ":{\"dtype\":\"%s\",\"shape\":[", dtype_name(e->dtype));
-        for (int d = 0; d < e->ndim; d++) buf_put(&hdr, "%s%lld", d ? "," : "", (long long)e->shape[d]);
-        buf_put(&hdr, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)offset,
-                (unsigned long long)(offset + bytes));
+        text_add(&hdr, ",");
+        text_add_json_string(&hdr, e->name);
+        text_add(&hdr, ":{\"dtype\":\"%s\",\"shape\":[", dtype_name(e->dtype));
+        for (int d = 0; d < e->ndim; d++) text_add(&hdr, "%s%lld", d ? "," : "", (long long)e->shape[d]);
+        text_add(&hdr, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)offset,
+                 (unsigned long long)(offset + bytes));
         offset += bytes;
     }
-    buf_put(&hdr, "}");
-    while (hdr.len % 8) buf_put(&hdr, " "); /* data area starts 8-byte aligned */
+    text_add(&hdr, "}");
+    while (hdr.len % 8) text_add(&hdr, " "); /* data area starts 8-byte aligned */
 
     FILE *f = xfopen(path, "wb", err);
     if (!f) {

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,32 +18,7 @@
 
 #include "util.h"
 
-/* ---- a growing text buffer --------------------------------------------------- */
-
-typedef struct {
-    char *s;
-    size_t len, cap;
-} Text;
-
-static void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(Text *t, const char *fmt, ...) {
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) return;
-        if (t->s && t->len + (size_t)n < t->cap) {
-            t->len += (size_t)n;
-            return;
-        }
-        t->cap = (t->cap + (size_t)n + 1) * 2;
-        t->s = xrealloc(t->s, t->cap);
-    }
-}
-
-/* A string as a gnuplot single-quoted literal (a quote is doubled). */
-static void text_add_quoted(Text *t, const char *s) {
+void plot_quote(Text *t, const char *s) {
     text_add(t, "'");
     for (; *s; s++) text_add(t, *s == '\'' ? "''" : "%c", *s);
     text_add(t, "'");
@@ -131,9 +105,9 @@ static void files_free(Files *f) { free(f->dat), free(f->gp), free(f->png); }
 
 /* Title, labels, scales, ranges, legend: the lines every figure starts with. */
 static void add_axes(Text *body, const Plot *p) {
-    if (p->title) text_add(body, "set title "), text_add_quoted(body, p->title), text_add(body, "\n");
-    if (p->xlabel) text_add(body, "set xlabel "), text_add_quoted(body, p->xlabel), text_add(body, "\n");
-    if (p->ylabel) text_add(body, "set ylabel "), text_add_quoted(body, p->ylabel), text_add(body, "\n");
+    if (p->title) text_add(body, "set title "), plot_quote(body, p->title), text_add(body, "\n");
+    if (p->xlabel) text_add(body, "set xlabel "), plot_quote(body, p->xlabel), text_add(body, "\n");
+    if (p->ylabel) text_add(body, "set ylabel "), plot_quote(body, p->ylabel), text_add(body, "\n");
     if (p->logx) text_add(body, "set logscale x\n");
     if (p->logy) text_add(body, "set logscale y\n");
     if (p->xmin != p->xmax) text_add(body, "set xrange [%.9g:%.9g]\n", p->xmin, p->xmax);
@@ -153,7 +127,7 @@ static void add_png_head(Text *t, const Plot *p, const Files *f, const PlotOptio
              "    set terminal png size %d,%d noenhanced\n"
              "}\n",
              w, h, w, h);
-    text_add(t, "set output "), text_add_quoted(t, f->png), text_add(t, "\n");
+    text_add(t, "set output "), plot_quote(t, f->png), text_add(t, "\n");
     text_add(t, "set grid\n"); /* only in the PNG: in the terminal the dots would drown the curves */
 }
 
@@ -253,12 +227,12 @@ PlotStatus plot_lines(const Plot *p, const PlotSeries *series, int nseries, cons
     text_add(&body, "plot ");
     for (int s = 0; s < nseries; s++) {
         if (s) text_add(&body, ", \\\n     ");
-        text_add_quoted(&body, s == 0 ? f.dat : "");
+        plot_quote(&body, s == 0 ? f.dat : "");
         text_add(&body, " index %d using 1:2 %s ", s, style_words(series[s].style));
         if (series[s].color)
-            text_add(&body, "lc rgb "), text_add_quoted(&body, series[s].color), text_add(&body, " ");
+            text_add(&body, "lc rgb "), plot_quote(&body, series[s].color), text_add(&body, " ");
         if (series[s].title)
-            text_add(&body, "title "), text_add_quoted(&body, series[s].title);
+            text_add(&body, "title "), plot_quote(&body, series[s].title);
         else
             text_add(&body, "notitle");
     }
@@ -280,7 +254,7 @@ static void add_tics(Text *t, const char *axis, const char *const *labels, int n
     text_add(t, "set %stics (", axis);
     for (int i = 0; i < n; i += step) {
         if (i) text_add(t, ", ");
-        text_add_quoted(t, labels[i] ? labels[i] : "");
+        plot_quote(t, labels[i] ? labels[i] : "");
         text_add(t, " %d", i);
     }
     text_add(t, ")%s\n", axis[0] == 'x' ? " rotate by -45" : "");
@@ -356,8 +330,7 @@ PlotStatus plot_heatmap(const Plot *p, const float *m, int rows, int cols, const
     add_tics(&body, "x", col_labels, cols);
     add_tics(&body, "y", row_labels, rows);
     if (p->extra) text_add(&body, "%s\n", p->extra);
-    text_add(&body, "plot "), text_add_quoted(&body, f.dat),
-        text_add(&body, " using 1:2:3 with image notitle\n");
+    text_add(&body, "plot "), plot_quote(&body, f.dat), text_add(&body, " using 1:2:3 with image notitle\n");
 
     bool ascii = opt->mode == PLOT_ASCII;
     if (ascii) { /* the dumb terminal cannot show colours: draw it ourselves */

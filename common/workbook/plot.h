@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "util.h"
+
 typedef enum {
     PLOT_NONE,  /* draw nothing */
     PLOT_PNG,   /* plots/NAME.png (+ .dat, .gp) */
@@ -75,6 +77,10 @@ typedef enum {
     PLOT_SKIPPED, /* mode PLOT_NONE, or no gnuplot: said so on stderr */
     PLOT_FAILED,  /* could not write a file or gnuplot failed: said so on stderr */
 } PlotStatus;
+
+/* Appends s as a gnuplot single-quoted literal (a quote inside is doubled), for a
+ * demo that writes gnuplot commands of its own. */
+void plot_quote(Text *t, const char *s);
 
 /* True when a gnuplot executable is on the PATH. */
 bool plot_have_gnuplot(void);

@@ -672,3 +672,19 @@ double now_seconds(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+void text_add(Text *t, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) die("text_add: cannot format \"%s\"", fmt);
+        if (t->s && t->len + (size_t)n < t->cap) {
+            t->len += (size_t)n;
+            return;
+        }
+        t->cap = (t->cap + (size_t)n + 1) * 2;
+        t->s = xrealloc(t->s, t->cap);
+    }
+}

@@ -144,6 +144,15 @@ bool make_dirs(const char *path, Error *err);
 /* Wall-clock time in seconds, for the timings the demos print. */
 double now_seconds(void);
 
+/* A growing string, for text written piece by piece (a gnuplot script, a
+ * safetensors header): Text t = {0}; text_add(&t, "%d", n); ... then t.s (NUL-
+ * terminated, t.len bytes) and free(t.s). */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} Text;
+void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif
