@@ -202,14 +202,14 @@ static cJSON **read_jsonl(const char *path, int *n) {
 typedef struct {
     char *s;
     size_t len;
-} Text;
+} CorpusText;
 
-static Text *read_corpus(int *n) {
+static CorpusText *read_corpus(int *n) {
     Error err;
     char *text = read_file(DATA "tokenizer_corpus.jsonl", NULL, &err);
     ck_assert_msg(text, "%s", err.msg);
     char **lines = split_lines(text, n);
-    Text *texts = xmalloc(sizeof *texts * (size_t)(*n ? *n : 1));
+    CorpusText *texts = xmalloc(sizeof *texts * (size_t)(*n ? *n : 1));
     for (int i = 0; i < *n; i++)
         ck_assert_msg(json_string_decode(lines[i], strlen(lines[i]), &texts[i].s, &texts[i].len, &err),
                       "tokenizer_corpus.jsonl:%d: %s", i + 1, err.msg);
@@ -218,7 +218,7 @@ static Text *read_corpus(int *n) {
     return texts;
 }
 
-static void free_corpus(Text *texts, int n) {
+static void free_corpus(CorpusText *texts, int n) {
     for (int i = 0; i < n; i++) free(texts[i].s);
     free(texts);
 }
@@ -242,7 +242,7 @@ static char *nfc_n(const char *s, size_t len, size_t *out_len) {
 
 static void check_corpus(const Tokenizer *tok, const char *ids_file) {
     int n_text, n_ids, mismatches = 0, with_nul = 0;
-    Text *texts = read_corpus(&n_text);
+    CorpusText *texts = read_corpus(&n_text);
     cJSON **want = read_jsonl(ids_file, &n_ids);
     ck_assert_int_eq(n_text, n_ids);
     ck_assert_int_ge(n_text, 390);
@@ -290,7 +290,7 @@ END_TEST
 START_TEST(corpus_round_trip) {
     /* decode(encode(text)) gives the text back, in NFC (the normalizer's form) */
     int n;
-    Text *texts = read_corpus(&n);
+    CorpusText *texts = read_corpus(&n);
     int changed_by_nfc = 0;
     for (int i = 0; i < n; i++) {
         TokenIds ids = encode_n(&qwen35, texts[i].s, texts[i].len);
