@@ -1,36 +1,26 @@
-/* ptest.h — the small test harness every exercise's tests are written with.
+/* ptest.h — what the two halves of an exercise's tests share.
  *
- * An exercise's tests/tests.c is a list of cases. Each case is a function that
- * builds its inputs, calls the learner's code and checks the result with the
- * pt_expect_* helpers; the first check that fails ends the case with a message
- * and the values involved. The file ends with the table of cases:
+ * An exercise's tests are split in two, so that the code under test can never
+ * decide its own verdict:
  *
- *     static void worked_example(void) { ... pt_expect_close("y", y, want, 4, 1e-6, 1e-5, PT_SHAPE("i", 4));
- * }
- *     ...
- *     PT_MAIN({"worked_example", "题目里的例子", worked_example},
- *             {"zero_vector", "全零向量：输出是 0，不是 NaN", zero_vector})
+ *   tests/run.c     the runner: builds each case's inputs, calls the learner's
+ *                   function and hands the outputs back as plain numbers
+ *                   (pt_out_floats, ...; ptest_run.h). It is linked with the
+ *                   learner's file, so it holds no expected value and no verdict.
+ *   tests/check.c   the checker: for each case, takes the numbers the runner handed
+ *                   back (pt_got_floats, ...; ptest_check.h), compares them with the
+ *                   expected values and tolerances, and says PASS or FAIL with the
+ *                   values involved. It is built from the exercise's own files only
+ *                   and never meets the learner's code; its table is the case list.
  *
- * The first case of every exercise is "worked_example": the small example the
- * statement works through by hand (`judge check` insists on it).
+ * Both halves draw their inputs with the same deterministic helpers (pt_fill), so the
+ * checker can rebuild any input it needs to compute an expected value by hand.
  *
- * How the judge runs it: `tests --list` prints "id<TAB>title" per case;
- * `tests --run ID` runs one case in this process and writes the outcome to the
- * file descriptor named by $PT_REPORT_FD (so whatever the learner's code prints
- * on stdout or stderr cannot mix with it), one line each:
- *
- *     FAIL <message>       the case failed (the message is one line)
- *     NOTE <text>          a detail under the message (expected / got, differences, ...)
- *     PASS                 every check of the case passed
- *
- * Without $PT_REPORT_FD the same lines go to stderr, and `tests` with no argument
- * runs every case, each in its own child process, for running by hand.
- *
- * Buffers: pt_floats() and friends hand out heap buffers of exactly the size
- * asked for (so AddressSanitizer sees a write one past the end), filled with NaN
- * so that an output the learner never wrote cannot pass by accident. They are
- * freed when the case ends; only what the learner's code allocated and did not
- * free is then reported as a leak.
+ * Buffers: pt_floats() and friends hand out heap buffers of exactly the size asked
+ * for (so AddressSanitizer sees a write one past the end), filled with NaN (or
+ * another value no correct answer produces), so that an output the learner never
+ * wrote cannot pass by accident. They are freed when the case ends; in the runner,
+ * what the learner's code allocated and did not free is then reported as a leak.
  */
 #ifndef PTEST_H
 #define PTEST_H
@@ -38,27 +28,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-typedef struct {
-    const char *id;    /* short identifier: worked_example, zero_vector, ... */
-    const char *title; /* one line, Chinese, shown by the judge */
-    void (*run)(void);
-} PtCase;
-
-int pt_main(const PtCase *cases, int n_cases, int argc, char **argv);
-
-#define PT_MAIN(...)                                                                                         \
-    static const PtCase pt_cases_[] = {__VA_ARGS__};                                                         \
-    int main(int argc, char **argv) {                                                                        \
-        return pt_main(pt_cases_, (int)(sizeof pt_cases_ / sizeof pt_cases_[0]), argc, argv);                \
-    }
-
-/* ---- failing -------------------------------------------------------------------- */
-
-/* Ends the case: FAIL with a one-line message (and the NOTE lines given before). */
-_Noreturn void pt_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* A detail line shown under the failure message; collected, written only on failure. */
-void pt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- buffers (freed when the case ends) ------------------------------------------ */
 
@@ -68,6 +37,7 @@ float *pt_copy(const float *x, size_t n);    /* a copy of x */
 int *pt_ints(size_t n);                      /* n ints, each −12345 */
 void *pt_bytes(size_t n);                    /* n bytes, each 0xA5 */
 void *pt_dup(const void *src, size_t bytes); /* a copy of bytes (exactly that size) */
+void pt_free_all(void);                      /* the harness calls it when a case ends */
 
 /* Deterministic inputs, the same in C and in the Python scripts that made the
  * expected values (practice/lib/ptgen.py): a 32-bit linear congruential
@@ -75,35 +45,31 @@ void *pt_dup(const void *src, size_t bytes); /* a copy of bytes (exactly that si
  * is ((state >> 8) − 2²³) / 2²³ ∈ [−1, 1), exact in float32, times scale. */
 void pt_fill(float *x, size_t n, uint32_t seed, float scale);
 
-/* ---- checks ------------------------------------------------------------------------ */
+/* The harness itself failed (out of memory, a bad command line): says so on stderr
+ * and exits with PT_EXIT_HARNESS, which the judge reports as its own problem. */
+_Noreturn void pt_harness_error(const char *what);
+#define PT_EXIT_HARNESS 70
 
-/* How to name a position of a flat array in messages: "t,h,i" and the sizes. */
-typedef struct {
-    const char *names;
-    int ndim;
-    const int *dims;
-} PtShape;
-#define PT_SHAPE(names, ...)                                                                                 \
-    ((PtShape){(names), (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int)), (const int[]){__VA_ARGS__}})
-#define PT_FLAT ((PtShape){NULL, 0, NULL})
-
-/* Every |got[i] − want[i]| ≤ atol + rtol·|want[i]| (numpy's allclose); NaN in got
- * never passes, and a want of ±inf or NaN must be matched exactly. On failure:
- * how many values are off, the first mismatching position with both values, the
- * largest absolute and relative differences, the tolerance, and a few values
- * around the first mismatch. */
-void pt_expect_close(const char *what, const float *got, const float *want, size_t n, double atol,
-                     double rtol, PtShape shape);
-/* Bit-for-bit equal floats (NaN equals NaN with the same bits). */
-void pt_expect_same_bits(const char *what, const float *got, const float *want, size_t n, PtShape shape);
-
-void pt_expect_int(const char *what, long long got, long long want);
-void pt_expect_ints(const char *what, const int *got, const int *want, size_t n);
-void pt_expect_u16s(const char *what, const uint16_t *got, const uint16_t *want, size_t n); /* shown in hex */
-void pt_expect_u32s(const char *what, const uint32_t *got, const uint32_t *want, size_t n);
-void pt_expect_u64(const char *what, unsigned long long got, unsigned long long want);
-void pt_expect_str(const char *what, const char *got, const char *want);
-/* cond, or fail with the message. */
-void pt_expect(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* ---- the runner's outputs: a stream of records on file descriptor PT_OUT_FD --------
+ *
+ *   record:  kind (1 byte: one of PtKind)  name length (1 byte, 1..PT_NAME_MAX)
+ *            name (ASCII)  count (8 bytes, little-endian)  count values (little-endian)
+ *   end:     the byte PT_END, once the case's function has returned
+ *
+ * The checker reads them as untrusted data: any other byte, a size that does not add
+ * up, a name used twice or anything after the end is a broken stream. */
+#define PT_OUT_FD   3
+#define PT_NAME_MAX 63
+typedef enum {
+    PT_F32 = 'f',   /* float32 */
+    PT_I32 = 'i',   /* int32 */
+    PT_U16 = 'h',   /* uint16 */
+    PT_U32 = 'u',   /* uint32 */
+    PT_I64 = 'q',   /* int64 (one number: a returned count or value) */
+    PT_U64 = 'w',   /* uint64 */
+    PT_BYTES = 's', /* bytes (a string, without its NUL) */
+    PT_NULL = 'n',  /* a NULL pointer where a string was expected (count 0) */
+} PtKind;
+#define PT_END 'E'
 
 #endif

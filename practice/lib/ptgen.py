@@ -2,9 +2,12 @@
 
 Every script beside an exercise's tests (practice/NNN-*/tests/make_expected.py)
 draws its inputs exactly as the C tests draw them (pt_fill in ptest.c), computes
-the expected values in PyTorch, and writes them as a C header. The header is
-committed; the judge never runs Python.
+the expected values in PyTorch, and writes them as C headers: expected.h for the
+checker (check.c), and, when the runner needs inputs that C cannot draw itself,
+inputs.h for the runner (run.c) — the expected values never reach the program the
+learner's code is linked into. The headers are committed; the judge never runs Python.
 """
+import os
 import sys
 
 import torch
@@ -46,11 +49,18 @@ def ints(name, values, ctype="int"):
     return f"static const {ctype} {name}[{len(vals)}] = {{\n{body}\n}};\n"
 
 
-def header(command, doc, parts):
-    """The whole header: where it came from, then the arrays."""
-    out = ["/* expected.h — written once by\n *     " + command + "\n * (Debian's python3-torch, torch "
+def header(command, doc, parts, path=None):
+    """The whole header: where it came from, then the arrays; written to path (its name
+    is the header's name), or to stdout as expected.h."""
+    name = os.path.basename(path) if path else "expected.h"
+    out = ["/* " + name + " — written once by\n *     " + command + "\n * (Debian's python3-torch, torch "
            + torch.__version__ + "). Do not edit: run the command again.\n *\n"]
     out += [" * " + line + "\n" if line else " *\n" for line in doc.strip().splitlines()]
     out.append(" */\n#include <math.h>\n#include <stdint.h>\n\n/* clang-format off */\n")
     out += [p + "\n" for p in parts]
-    sys.stdout.write("".join(out).rstrip("\n") + "\n/* clang-format on */\n")
+    text = "".join(out).rstrip("\n") + "\n/* clang-format on */\n"
+    if path:
+        with open(path, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)

@@ -217,7 +217,7 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
     TestRun ref, st;
     solution_file(e, path, sizeof path);
     if (!file_exists(path)) return;
-    run_tests(j, e, path, "reference", NULL, &ref);
+    run_tests(j, e, path, NULL, &ref);
     if (ref.setup_error[0]) {
         problem(f, "%s", ref.setup_error);
         for (int i = 0; i < ref.n_compile_lines; i++) problem(f, "  %s", ref.compile_lines[i]);
@@ -242,7 +242,7 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
     /* the untouched starter, on its worked example only (without one, the check of the
      * reference above has said so already) */
     starter_file(e, path, sizeof path);
-    run_tests(j, e, path, "starter", "worked_example", &st);
+    run_tests(j, e, path, "worked_example", &st);
     const CaseResult *we = case_by_id(&st, "worked_example");
     const char *starter = "起始代码没通过例子";
     if (st.verdict == V_COMPILE) {
@@ -287,7 +287,7 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
         char only[16 * 65] = "";
         for (int k = 0; k < n_ids; k++) strcat(strcat(only, k ? " " : ""), ids[k]);
         TestRun w;
-        run_tests(j, e, file, tag, only, &w);
+        run_tests(j, e, file, only, &w);
         bool ok = true;
         if (w.verdict == V_COMPILE) {
             problem(f, "典型错误 %s 编译不过（它应该能编译、只是算错）", de->d_name);

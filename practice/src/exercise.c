@@ -6,15 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *difficulty_name(int d) {
-    static const char *names[] = {"简单", "中等", "困难"};
-    return d >= 0 && d <= 2 ? names[d] : "?";
+const char *difficulty_name(const Judge *j, int d) {
+    static const char *names[] = {"简单", "中等", "困难"}, *names_en[] = {"easy", "medium", "hard"};
+    return d >= 0 && d <= 2 ? (j->english ? names_en : names)[d] : "?";
 }
 
-const char *chapter_name(int chapter) {
+const char *chapter_name(const Judge *j, int chapter) {
     static const char *names[] = {"?",   "权重 weights", "分词器和词嵌入 embedding", "归一化 norm",
                                   "MLP", "RoPE",         "注意力 attention",         "Gated DeltaNet"};
-    return chapter >= 1 && chapter <= 7 ? names[chapter] : names[0];
+    static const char *names_en[] = {"?",   "weights", "tokenizer and embedding", "norm",
+                                     "MLP", "RoPE",    "attention",               "Gated DeltaNet"};
+    return chapter >= 1 && chapter <= 7 ? (j->english ? names_en : names)[chapter] : names[0];
 }
 
 /* "NNN-slug" with NNN three digits and the slug lowercase letters, digits and '-'. */

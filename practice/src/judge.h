@@ -3,8 +3,13 @@
  *   main.c       the command line and the learner's commands (list, start, test, ...)
  *   exercise.c   finding the exercises and reading problem.md, hints.md
  *   progress.c   the plain-text progress file in the workspace
- *   run.c        compiling a file against an exercise's tests and running each case
- *                in its own limited process; turning what happened into a verdict
+ *   build.c      the compiler; the parts of a run built from trusted files only (the
+ *                tests' runner objects, the checker)
+ *   run.c        a test run: the learner's file compiled in a scratch folder, each case
+ *                run confined, its outputs judged by the checker
+ *   sandbox.c    starting a program under limits; confining code under test (Landlock,
+ *                seccomp, no privileges, every descendant killed)
+ *   sanitizer.c  what the sanitizers reported, and how a process ended, in words
  *   report.c     printing a run: a line per case, the values, the verdict line
  *   check.c      `judge check`, for maintainers
  *   util.c       paths, files, processes, text width, colour, questions
@@ -29,9 +34,23 @@
 #define CPU_LIMIT_S     2   /* CPU seconds (RLIMIT_CPU) */
 #define WALL_LIMIT_S    6   /* wall-clock seconds, for code that sleeps or waits */
 #define MEMORY_LIMIT_MB 512 /* resident memory (AddressSanitizer's hard_rss_limit_mb) */
-#define STR_(x)         #x
-#define STR(x)          STR_(x) /* a macro's value as a string literal */
-#define OUTPUT_LIMIT_MB 16      /* bytes a case may write to stdout + stderr files (RLIMIT_FSIZE) */
+#define OUTPUT_LIMIT_MB 16  /* bytes a case may write to each of its files (RLIMIT_FSIZE) */
+/* ... of compiling the learner's file */
+#define COMPILE_CPU_S     20
+#define COMPILE_WALL_S    40
+#define COMPILE_MEMORY_MB 2048 /* address space (RLIMIT_AS) of every compiler process */
+#define COMPILE_OUTPUT_MB 64
+/* ... of the checker, which reads a case's outputs */
+#define CHECK_CPU_S     5
+#define CHECK_WALL_S    10
+#define CHECK_MEMORY_MB 1024
+#define MAX_CASES       64
+
+#define SANITIZER_EXIT 23 /* the exit status a sanitizer ends a case with (its exitcode option) */
+#define HARNESS_EXIT   70 /* the test harness's own failure (PT_EXIT_HARNESS in practice/lib/ptest.h) */
+
+#define STR_(x) #x
+#define STR(x)  STR_(x) /* a macro's value as a string literal */
 
 /* ---- exercises ------------------------------------------------------------------ */
 
@@ -68,8 +87,9 @@ void load_exercises(Judge *j);
 /* The title in the language the judge speaks (--lang). */
 const char *exercise_title(const Judge *j, const Exercise *e);
 Exercise *find_exercise(Judge *j, const char *arg); /* "206" or "206-delta-rule"; NULL if none */
-const char *difficulty_name(int d);
-const char *chapter_name(int chapter);
+/* In the language the judge speaks (--lang). */
+const char *difficulty_name(const Judge *j, int d);
+const char *chapter_name(const Judge *j, int chapter);
 
 /* problem.md without the front matter: the Chinese part (before the separator line
  * "---") or the English part (after it); without a separator, the whole statement,
@@ -91,8 +111,9 @@ enum { ST_NONE, ST_FAILED, ST_PASSED };
 
 typedef struct {
     int number;
-    int status; /* ST_* */
-    int hints;  /* tiers shown so far */
+    int status;         /* ST_*: the best result so far */
+    int hints;          /* tiers shown so far */
+    bool latest_failed; /* passed before, but the latest test did not pass */
 } ProgressEntry;
 
 typedef struct {
@@ -103,7 +124,12 @@ typedef struct {
 /* Reads workspace/progress.txt (a missing file is an empty progress). False with one
  * line in err (naming the file and the line) when the file is not what the judge writes. */
 bool progress_load(const Judge *j, Progress *p, char *err, size_t err_size);
-bool progress_save(const Judge *j, const Progress *p, char *err, size_t err_size);
+typedef enum { PROGRESS_PASSED, PROGRESS_FAILED, PROGRESS_HINT, PROGRESS_RESET } ProgressChange;
+/* Records one change for exercise number, under the workspace's lock (read, change,
+ * write to a temporary file, rename). now, when not NULL, gets the progress as
+ * written. False with one line in err when it could not be read or written. */
+bool progress_update(const Judge *j, int number, ProgressChange change, Progress *now, char *err,
+                     size_t err_size);
 ProgressEntry *progress_get(Progress *p, int number); /* adds an empty entry when missing */
 int progress_status(const Progress *p, int number);
 void progress_free(Progress *p);
@@ -136,24 +162,83 @@ typedef struct {
     char setup_error[1024]; /* the judge could not even try (tests did not build, ...) */
 } TestRun;
 
-/* The compiler flags of every file: C11, the warnings, the sanitizers, plain
- * diagnostics (NULL-terminated; the workspace's compile_flags.txt takes the first
- * ones, for editors). */
+/* The compiler flags of every file under test: C11, the warnings, the sanitizers,
+ * plain diagnostics (NULL-terminated; the workspace's compile_flags.txt takes the
+ * first ones, for editors). */
 extern const char *const COMPILE_FLAGS[];
 
 /* Compiles `file` against exercise e's tests with warnings and the sanitizers, then runs
- * every case in its own process. tag names the build folder's binary ("learner",
- * "reference", ...) so that check can build several files of one exercise. only, when
- * not NULL, is a space-separated list of the case ids to run (the others are skipped). */
-void run_tests(const Judge *j, const Exercise *e, const char *file, const char *tag, const char *only,
-               TestRun *run);
+ * every case in its own confined process and lets the checker judge its outputs. only,
+ * when not NULL, is a space-separated list of the case ids to run (the others are
+ * skipped). */
+void run_tests(const Judge *j, const Exercise *e, const char *file, const char *only, TestRun *run);
 void free_run(TestRun *run);
-/* Compiles an exercise's tests ahead of time (start does it in the background, so
- * that the first test round is as quick as the others). */
-void prebuild_tests(const Judge *j, const Exercise *e);
-/* The build folder and the harness object (run_tests calls it too). */
-bool prepare_build(const Judge *j, TestRun *run);
 const char *verdict_name(Verdict v);
+
+/* build.c: the build folder (wiped when the compiler or its flags changed); false
+ * with run->setup_error set when it cannot be written. */
+bool prepare_build(const Judge *j, TestRun *run);
+/* The trusted parts of exercise e's tests, rebuilt when stale: runner_objs gets the
+ * runner's object files (in .build/NNN-slug/runner/), checker the checker's path.
+ * Returns how many objects, or −1 with run->setup_error set. */
+int build_tests(const Judge *j, const Exercise *e, char runner_objs[][128], int max, char *checker,
+                size_t checker_size, TestRun *run);
+/* Builds them ahead of time (start does it in the background, so that the first test
+ * round is as quick as the others). */
+void prebuild_tests(const Judge *j, const Exercise *e);
+/* The compiler command: $CC split at spaces, or cc. Returns the number of words. */
+int compiler_argv(char **argv, int max, char *buf, size_t size);
+/* The compiler's folder when it is outside the system's ("" otherwise). */
+void compiler_home(char *out, size_t size);
+/* The compiler's first relevant lines from log_path into run->compile_lines (the first
+ * error, or without want_error the first warning, with their context), counting the
+ * warnings; names, when not NULL, is {name in the scratch folder, name to show}. */
+void keep_compiler_lines(const Judge *j, const char *log_path, bool want_error, const char *const *names,
+                         TestRun *run);
+void add_compile_line(TestRun *run, const char *text); /* escaped */
+
+/* run.c: a case's detail lines (escaped) */
+void case_add_line(CaseResult *c, const char *text);
+void case_clear_lines(CaseResult *c);
+
+/* sanitizer.c: the sanitizer report in err (if any) into c; true when there was one.
+ * describe_signal: a signal in words (NULL when it has none). */
+bool parse_sanitizer(const Judge *j, char *err, const char *learner_file, CaseResult *c);
+const char *describe_signal(int sig);
+
+/* ---- sandbox.c: programs under limits -------------------------------------------------- */
+
+typedef struct {
+    double cpu_s;              /* RLIMIT_CPU (0: none) */
+    double wall_s;             /* killed after this long on the judge's clock */
+    long long memory_mb;       /* RLIMIT_AS (0: none; AddressSanitizer needs none) */
+    long long output_mb;       /* RLIMIT_FSIZE: bytes per file written (0: none) */
+    bool confine;              /* code under test: Landlock, seccomp, no privileges, NPROC */
+    bool proc;                 /* confined, may still read /proc (AddressSanitizer needs it) */
+    const char *scratch;       /* confined, the one folder it may write (NULL: none) */
+    const char *read_extra[4]; /* confined, what else it may read: files or folders */
+    const char *cwd;           /* NULL: the judge's */
+    const char *out_path;      /* stdout, and stderr unless err_path (NULL: /dev/null) */
+    const char *err_path;
+    const char *fd3_path; /* a file on descriptor 3 (NULL: /dev/null) */
+    const char *env[8];   /* NAME=VALUE settings added to the environment */
+} Limits;
+
+typedef struct {
+    int status;        /* as waitpid gives it */
+    bool wall_timeout; /* killed at the wall-clock limit */
+    double cpu_ms;     /* CPU time of the process itself */
+    char error[256];   /* why it could not be started (run_limited false) */
+} Outcome;
+
+/* Once, at the start: the judge becomes not dumpable; which protections the kernel has. */
+void sandbox_init(void);
+/* One line saying which protection the kernel lacks, or NULL when it has them all. */
+const char *sandbox_missing(void);
+int sandbox_landlock_abi(void); /* 0: no Landlock */
+/* Runs argv (PATH searched) under lim and waits for it; then every process it left
+ * behind is killed. False (with o->error) when it could not be started. */
+bool run_limited(char *const argv[], const Limits *lim, Outcome *o);
 
 /* Prints the run: header, a line per case, the verdict line. */
 void print_run(const Judge *j, const Exercise *e, const char *file, const TestRun *run);
@@ -172,6 +257,16 @@ const char *c_bold(const Judge *j);
 const char *c_off(const Judge *j);
 
 char *read_file(const char *path, size_t *len); /* NUL-terminated; NULL on error */
+/* At most max bytes of a file (NUL-terminated; NULL on error or when it is missing). */
+char *read_file_max(const char *path, size_t max, size_t *len);
+long long file_size(const char *path); /* 0 when missing */
+/* The names of the regular files in dir ending in suffix (leaving out skip, when not
+ * NULL; and names starting with '.'), sorted; returns how many (at most max). */
+int list_names(const char *dir, const char *suffix, const char *skip, char names[][128], int max);
+/* src with control characters written out (a newline as \n, a tab as \t, others and
+ * bytes that are not UTF-8 as \xNN), so that text from the code under test cannot
+ * move the cursor, clear the screen or break a report line. Cut to fit size. */
+void escape_text(char *dst, size_t size, const char *src);
 bool write_file(const char *path, const char *data, size_t len);
 bool copy_file(const char *from, const char *to);
 bool file_exists(const char *path);
@@ -193,9 +288,6 @@ void print_padded(const char *s, int width);
 
 /* Asks a yes/no question on stdin; default no. j->yes answers yes. */
 bool ask_yes(const Judge *j, const char *question);
-
-/* Runs argv (no shell) with stdout+stderr into log_path; returns the exit status, or −1. */
-int run_command(char *const argv[], const char *log_path);
 
 /* Splits a malloc'd text into lines (the array of pointers points into text). */
 int split_lines(char *text, char ***lines);

@@ -112,9 +112,11 @@ static bool load_progress(const Judge *j, Progress *p) {
     return false;
 }
 
-static void save_progress(const Judge *j, const Progress *p) {
+/* Records a change (under the workspace's lock); p, when not NULL, gets the progress
+ * as it is now, with the changes of other judges running at the same time. */
+static void update_progress(const Judge *j, int number, ProgressChange change, Progress *p) {
     char err[PATH_LEN + 256];
-    if (!progress_save(j, p, err, sizeof err)) errorf("%s", err);
+    if (!progress_update(j, number, change, p, err, sizeof err)) errorf("%s", err);
 }
 
 /* The first exercise, in list order, not passed yet (NULL when all are). */
@@ -161,7 +163,10 @@ static int cmd_list(Judge *j) {
             if (j->ex[i].chapter == ch) total++, done += progress_status(&p, j->ex[i].number) == ST_PASSED;
         if (!total) continue;
         char head[128];
-        strf(head, sizeof head, "第 %d 章 %s", ch, chapter_name(ch));
+        if (j->english)
+            strf(head, sizeof head, "Chapter %d · %s", ch, chapter_name(j, ch));
+        else
+            strf(head, sizeof head, "第 %d 章 %s", ch, chapter_name(j, ch));
         printf("\n%s", c_bold(j));
         print_padded(head, 52);
         printf("%s %d / %d  ", c_off(j), done, total);
@@ -175,7 +180,11 @@ static int cmd_list(Judge *j) {
             const char *colour = st == ST_PASSED ? c_green(j) : st == ST_FAILED ? c_red(j) : c_dim(j);
             printf("  %s%s%s %03d  ", colour, mark, c_off(j), e->number);
             print_padded(exercise_title(j, e), 46);
-            printf(" %s\n", difficulty_name(e->difficulty));
+            printf(" %s", difficulty_name(j, e->difficulty));
+            for (int k = 0; k < p.n; k++)
+                if (p.e[k].number == e->number && st == ST_PASSED && p.e[k].latest_failed)
+                    printf("  %s%s%s", c_dim(j), j->english ? "(latest test: ✗)" : "（最近一次 ✗）", c_off(j));
+            printf("\n");
         }
     }
     for (int i = 0; i < j->n_ex; i++)
@@ -250,8 +259,12 @@ static int cmd_start(Judge *j, const char *arg) {
         prebuild_tests(j, e);
         _exit(0);
     }
-    printf("%s%03d. %s%s（第 %d 章 · %s）\n", c_bold(j), e->number, exercise_title(j, e), c_off(j),
-           e->chapter, difficulty_name(e->difficulty));
+    if (j->english)
+        printf("%s%03d. %s%s (chapter %d · %s)\n", c_bold(j), e->number, exercise_title(j, e), c_off(j),
+               e->chapter, difficulty_name(j, e->difficulty));
+    else
+        printf("%s%03d. %s%s（第 %d 章 · %s）\n", c_bold(j), e->number, exercise_title(j, e), c_off(j),
+               e->chapter, difficulty_name(j, e->difficulty));
     print_statement(j, e);
     if (existed)
         printf("你的文件已经在了，没有覆盖：%s%s%s（想从头来：%s reset %03d）\n", c_bold(j), rel, c_off(j),
@@ -289,14 +302,11 @@ static bool learner_file(const Judge *j, const Exercise *e, const char *given, c
 /* One test round: run, print, record. Returns the exit status. */
 static int test_once(Judge *j, Exercise *e, const char *file, Progress *p) {
     TestRun run;
-    run_tests(j, e, file, "learner", NULL, &run);
+    run_tests(j, e, file, NULL, &run);
     print_run(j, e, file, &run);
     int rc = run.setup_error[0] ? EXIT_USAGE : run.verdict == V_PASS ? EXIT_ACCEPTED : EXIT_REJECTED;
-    if (rc != EXIT_USAGE) {
-        ProgressEntry *pe = progress_get(p, e->number);
-        if (pe) pe->status = rc == EXIT_ACCEPTED ? ST_PASSED : ST_FAILED;
-        save_progress(j, p);
-    }
+    if (rc != EXIT_USAGE)
+        update_progress(j, e->number, rc == EXIT_ACCEPTED ? PROGRESS_PASSED : PROGRESS_FAILED, p);
     if (rc == EXIT_ACCEPTED) {
         print_next(j, p);
     } else if (rc == EXIT_REJECTED) {
@@ -452,8 +462,8 @@ static int cmd_hint(Judge *j, const char *arg) {
     if (k >= n) {
         printf("%s提示已经全部给过了（%d / %d）；再看一遍最后一条：%s\n", c_dim(j), n, n, c_off(j));
         k = n - 1;
-    } else if (pe)
-        pe->hints = k + 1;
+    } else
+        update_progress(j, e->number, PROGRESS_HINT, NULL);
     char *nl = strchr(tiers[k], '\n');
     printf("%s提示 %d / %d · %.*s%s\n", c_bold(j), k + 1, n,
            nl ? (int)(nl - tiers[k]) : (int)strlen(tiers[k]), tiers[k], c_off(j));
@@ -462,7 +472,6 @@ static int cmd_hint(Judge *j, const char *arg) {
         printf("%s还卡着？再运行一次 %s hint %03d%s\n", c_dim(j), prog, e->number, c_off(j));
     else
         printf("%s还卡着？%s solution %03d 看参考答案%s\n", c_dim(j), prog, e->number, c_off(j));
-    save_progress(j, &p);
     free_strings(tiers, n);
     progress_free(&p);
     return EXIT_ACCEPTED;
@@ -527,11 +536,7 @@ static int cmd_reset(Judge *j, const char *arg) {
             rc = EXIT_USAGE;
         } else {
             printf("%s 换回了起始代码%s。\n", rel, now ? "（旧的在 .bak 里）" : "");
-            ProgressEntry *pe = progress_get(&p, e->number);
-            if (pe && pe->status != ST_NONE) {
-                pe->status = ST_NONE;
-                save_progress(j, &p);
-            }
+            if (progress_status(&p, e->number) != ST_NONE) update_progress(j, e->number, PROGRESS_RESET, NULL);
         }
     }
     free(now);
@@ -600,8 +605,11 @@ int main(int argc, char **argv) {
         errorf("%s 的参数不对（%s --help 看用法）", cmd, prog);
         return EXIT_USAGE;
     }
+    sandbox_init();
     int rc = setup(&j);
     if (rc) return rc;
+    const char *missing = sandbox_missing();
+    if (missing && (which == 2 || which == 3 || which == 7)) errorf("注意：%s", missing);
     const char *a1 = n_pos > 1 ? pos[1] : NULL, *a2 = n_pos > 2 ? pos[2] : NULL;
     switch (which) {
     case 0:

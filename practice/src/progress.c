@@ -1,17 +1,30 @@
-/* progress.c — workspace/progress.txt: what the learner has passed, failed, and how
- * many hints they have seen. Plain text, one exercise a line:
+/* progress.c — workspace/progress.txt: what the learner has passed, and how many hints
+ * they have seen. Plain text, one exercise a line:
  *
- *     # 练习进度 practice progress: number status hints-shown
+ *     # 练习进度 practice progress: number status hints-shown [latest]
  *     231 passed 0
  *     206 failed 2
+ *     221 passed 1 failed
  *
- * status is "passed", "failed" or "tried" (hints seen, never tested). Lines starting
- * with # are comments. Anything else is an error, reported with the line number.
+ * status is the best result so far: "passed" (once passed, it stays passed), "failed"
+ * or "tried" (hints seen, never tested). A fourth word "failed" says the latest test
+ * of a passed exercise did not pass. Lines starting with # are comments. Anything else
+ * is an error, reported with the line number.
+ *
+ * Several judges may run at once (two terminals, a watch and a test): every change is
+ * made by progress_update, which holds an exclusive lock (flock on
+ * workspace/.progress.lock) while it reads the file, changes one entry and writes it
+ * back — to a temporary file, flushed, renamed over the old one — so no update is lost
+ * and a crash never leaves half a file.
  */
 #include "judge.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 static const char *status_word(int s) {
     return s == ST_PASSED ? "passed" : s == ST_FAILED ? "failed" : "tried";
@@ -29,7 +42,7 @@ bool progress_load(const Judge *j, Progress *p, char *err, size_t err_size) {
     if (!file_exists(path)) return true;
     rel_path(j, path, rel, sizeof rel);
     size_t len;
-    char *text = read_file(path, &len);
+    char *text = read_file_max(path, (size_t)1 << 20, &len);
     if (!text) {
         strf(err, err_size, "读不了进度文件 %s", rel);
         return false;
@@ -45,11 +58,13 @@ bool progress_load(const Judge *j, Progress *p, char *err, size_t err_size) {
         const char *line = lines[i];
         while (*line == ' ') line++;
         if (!*line || *line == '#') continue;
-        int number, hints, used = 0;
-        char word[16];
-        if (sscanf(line, "%d %15s %d %n", &number, word, &hints, &used) != 3 || line[used] != '\0' ||
-            number < 100 || number > 999 || hints < 0 || hints > 9 ||
-            (strcmp(word, "passed") && strcmp(word, "failed") && strcmp(word, "tried"))) {
+        int number, hints, used = 0, used4 = 0;
+        char word[16], latest[16] = "";
+        bool three = sscanf(line, "%d %15s %d %n", &number, word, &hints, &used) == 3;
+        if (three && line[used] != '\0' && sscanf(line + used, "%15s %n", latest, &used4) == 1) used += used4;
+        if (!three || line[used] != '\0' || number < 100 || number > 999 || hints < 0 || hints > 9 ||
+            (strcmp(word, "passed") && strcmp(word, "failed") && strcmp(word, "tried")) ||
+            (latest[0] && (strcmp(latest, "failed") || strcmp(word, "passed")))) {
             strf(err, err_size,
                  "进度文件 %s 第 %d 行看不懂（应该是「编号 passed|failed|tried 提示数」）；改正或删掉这一行",
                  rel, i + 1);
@@ -62,29 +77,66 @@ bool progress_load(const Judge *j, Progress *p, char *err, size_t err_size) {
         if (!e) break;
         e->status = !strcmp(word, "passed") ? ST_PASSED : !strcmp(word, "failed") ? ST_FAILED : ST_NONE;
         e->hints = hints;
+        e->latest_failed = latest[0] != '\0';
     }
     free(lines);
     free(text);
     return true;
 }
 
-bool progress_save(const Judge *j, const Progress *p, char *err, size_t err_size) {
+static bool progress_save(const Judge *j, const Progress *p, char *err, size_t err_size) {
     char path[PATH_LEN];
     progress_path(j, path, sizeof path);
-    size_t cap = 128 + (size_t)p->n * 32, used = 0;
+    size_t cap = 128 + (size_t)p->n * 40, used = 0;
     char *buf = malloc(cap);
     if (!buf) return false;
-    used += (size_t)snprintf(buf, cap, "# 练习进度 practice progress: number status hints-shown\n");
+    used += (size_t)snprintf(buf, cap, "# 练习进度 practice progress: number status hints-shown [latest]\n");
     for (int i = 0; i < p->n; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%d %s %d\n", p->e[i].number,
-                                 status_word(p->e[i].status), p->e[i].hints);
-    bool ok = mkdirs(j->workspace) && write_file(path, buf, used);
+        used += (size_t)snprintf(buf + used, cap - used, "%d %s %d%s\n", p->e[i].number,
+                                 status_word(p->e[i].status), p->e[i].hints,
+                                 p->e[i].status == ST_PASSED && p->e[i].latest_failed ? " failed" : "");
+    bool ok = write_file(path, buf, used);
     free(buf);
     if (!ok) {
         char rel[PATH_LEN];
         rel_path(j, path, rel, sizeof rel);
-        strf(err, err_size, "写不了进度文件 %s", rel);
+        strf(err, err_size, "写不了进度文件 %s（%s）", rel, strerror(errno));
     }
+    return ok;
+}
+
+bool progress_update(const Judge *j, int number, ProgressChange change, Progress *now, char *err,
+                     size_t err_size) {
+    char lock_path[PATH_LEN];
+    path_join(lock_path, sizeof lock_path, j->workspace, ".progress.lock");
+    int fd = mkdirs(j->workspace) ? open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        strf(err, err_size, "工作区 %s 写不进去（%s）：进度没有记下来", j->workspace, strerror(errno));
+        if (fd >= 0) close(fd);
+        return false;
+    }
+    Progress p;
+    bool ok = progress_load(j, &p, err, err_size);
+    if (ok) {
+        ProgressEntry *e = progress_get(&p, number);
+        ok = e != NULL;
+        if (e && change == PROGRESS_PASSED) e->status = ST_PASSED, e->latest_failed = false;
+        if (e && change == PROGRESS_FAILED) {
+            if (e->status == ST_PASSED)
+                e->latest_failed = true; /* a pass stays a pass */
+            else
+                e->status = ST_FAILED;
+        }
+        if (e && change == PROGRESS_HINT && e->hints < 9) e->hints++;
+        if (e && change == PROGRESS_RESET) e->status = ST_NONE, e->latest_failed = false;
+        ok = ok && progress_save(j, &p, err, err_size);
+    }
+    close(fd); /* the lock goes with it */
+    if (now) {
+        progress_free(now);
+        *now = p;
+    } else
+        progress_free(&p);
     return ok;
 }
 
@@ -94,7 +146,7 @@ ProgressEntry *progress_get(Progress *p, int number) {
     ProgressEntry *grown = realloc(p->e, (size_t)(p->n + 1) * sizeof *grown);
     if (!grown) return NULL;
     p->e = grown;
-    p->e[p->n] = (ProgressEntry){number, ST_NONE, 0};
+    p->e[p->n] = (ProgressEntry){number, ST_NONE, 0, false};
     return &p->e[p->n++];
 }
 

@@ -41,14 +41,14 @@ const char *c_off(const Judge *j) { return j->color ? "\033[0m" : ""; }
 
 /* ---- files ------------------------------------------------------------------------ */
 
-char *read_file(const char *path, size_t *len) {
+char *read_file_max(const char *path, size_t max, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
-    while (buf) {
+    while (buf && n < max) {
         if (n + 1 >= cap) {
-            char *grown = cap < ((size_t)1 << 30) ? realloc(buf, cap * 2) : NULL;
+            char *grown = realloc(buf, cap * 2);
             if (!grown) {
                 free(buf);
                 buf = NULL;
@@ -57,7 +57,8 @@ char *read_file(const char *path, size_t *len) {
             buf = grown;
             cap *= 2;
         }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        size_t want = cap - n - 1 < max - n ? cap - n - 1 : max - n;
+        size_t got = fread(buf + n, 1, want, f);
         n += got;
         if (got == 0) break;
     }
@@ -72,15 +73,56 @@ char *read_file(const char *path, size_t *len) {
     return buf;
 }
 
+char *read_file(const char *path, size_t *len) { return read_file_max(path, (size_t)1 << 30, len); }
+
+long long file_size(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : 0;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(a, b); }
+
+int list_names(const char *dir, const char *suffix, const char *skip, char names[][128], int max) {
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    struct dirent *de;
+    int n = 0;
+    size_t sl = strlen(suffix);
+    while ((de = readdir(d)) && n < max) {
+        size_t len = strlen(de->d_name);
+        if (de->d_name[0] == '.' || len <= sl || len >= 120 || strcmp(de->d_name + len - sl, suffix)) continue;
+        if (skip && !strcmp(de->d_name, skip)) continue;
+        char path[PATH_LEN];
+        path_join(path, sizeof path, dir, de->d_name);
+        if (file_exists(path)) strf(names[n++], 128, "%s", de->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, 128, by_name);
+    return n;
+}
+
+/* Written as databases do: a temporary file beside path, flushed to the disk, then
+ * renamed over path — a crash or a full disk leaves the old file whole. */
 bool write_file(const char *path, const char *data, size_t len) {
     char tmp[PATH_LEN];
-    strf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return false;
-    bool ok = fwrite(data, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
+    if (!strf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid())) return false;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) return false;
+    bool ok = true;
+    for (size_t done = 0; ok && done < len;) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        ok = w > 0;
+        if (ok) done += (size_t)w;
+    }
+    ok = fsync(fd) == 0 && ok;
+    ok = close(fd) == 0 && ok;
     if (ok) ok = rename(tmp, path) == 0;
-    if (!ok) unlink(tmp);
+    if (!ok) {
+        int saved = errno;
+        unlink(tmp);
+        errno = saved;
+    }
     return ok;
 }
 
@@ -215,6 +257,47 @@ void relativize(const Judge *j, char *line, size_t size) {
     if (strcmp(j->cwd, "/") != 0) replace_all(line, size, prefix, "");
 }
 
+/* ---- text from the code under test ----------------------------------------------- */
+
+/* The length of the UTF-8 character at p (2 to 4 bytes, well-formed: no overlong
+ * form, no surrogate, at most U+10FFFF), or 0 when p does not start one. */
+static int utf8_length(const unsigned char *p) {
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (p[0] >= 0xE0 && p[0] <= 0xEF) {
+        unsigned lo = p[0] == 0xE0 ? 0xA0 : 0x80, hi = p[0] == 0xED ? 0x9F : 0xBF;
+        return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 ? 3 : 0;
+    }
+    if (p[0] >= 0xF0 && p[0] <= 0xF4) {
+        unsigned lo = p[0] == 0xF0 ? 0x90 : 0x80, hi = p[0] == 0xF4 ? 0x8F : 0xBF;
+        return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80 ? 4 : 0;
+    }
+    return 0;
+}
+
+void escape_text(char *dst, size_t size, const char *src) {
+    size_t used = 0;
+    for (const unsigned char *p = (const unsigned char *)src; *p;) {
+        char piece[8];
+        int len = *p >= 0x80 ? utf8_length(p) : 1;
+        if (len > 1)
+            memcpy(piece, p, (size_t)len), piece[len] = '\0';
+        else if (*p == '\n')
+            strcpy(piece, "\\n");
+        else if (*p == '\t')
+            strcpy(piece, "\\t");
+        else if (*p < 0x20 || *p == 0x7f || *p >= 0x80)
+            snprintf(piece, sizeof piece, "\\x%02x", *p), len = 1;
+        else
+            piece[0] = (char)*p, piece[1] = '\0';
+        size_t pl = strlen(piece);
+        if (used + pl + 1 > size) break;
+        memcpy(dst + used, piece, pl);
+        used += pl;
+        p += len;
+    }
+    if (size) dst[used] = '\0';
+}
+
 /* ---- text width -------------------------------------------------------------------- */
 
 static bool is_wide(uint32_t c) {
@@ -283,27 +366,6 @@ bool ask_yes(const Judge *j, const char *question) {
 }
 
 /* ---- processes ---------------------------------------------------------------------- */
-
-int run_command(char *const argv[], const char *log_path) {
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-        int null = open("/dev/null", O_RDONLY);
-        if (fd < 0 || null < 0) _exit(127);
-        dup2(null, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        execvp(argv[0], argv);
-        dprintf(2, "%s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
 
 int split_lines(char *text, char ***lines) {
     int n = 0, cap = 16;

@@ -1,6 +1,9 @@
 """Expected values of exercise 206 (the gated delta rule, token by token), in PyTorch.
 
-    /usr/bin/python3 practice/206-delta-rule/tests/make_expected.py > practice/206-delta-rule/tests/expected.h
+    /usr/bin/python3 practice/206-delta-rule/tests/make_expected.py
+
+writes inputs.h (the book's k and v, which the runner feeds to the learner's code)
+and expected.h (what the checker compares with) beside this script.
 
 Two sources:
   - the book's rewrite experiment (ch07_deltanet.py, part 3): after torch.manual_seed(0),
@@ -50,12 +53,12 @@ def inputs(T, H, dk, dv, seed):
     return q, k, v, g, beta, S
 
 
-parts = []
 # the book's experiment
 torch.manual_seed(0)
 k_book = F.normalize(torch.randn(1, 1, 1, 128), dim=-1)
 v_book = torch.randn(1, 1, 1, 128)
-parts += [floats("book_k", k_book), floats("book_v", v_book)]
+runner_inputs = [floats("book_k", k_book), floats("book_v", v_book)]
+parts = [floats("book_v", v_book)]  # the checker measures the distance to v
 # small: 2 heads, dk 4, dv 3 (dk != dv), 5 tokens, a table that is not empty at the start
 q, k, v, g, beta, S = inputs(5, 2, 4, 3, 201)
 out, S = delta_rule(q, k, v, g, beta, S)
@@ -65,7 +68,11 @@ q, k, v, g, beta, _ = inputs(4, 16, 128, 128, 211)
 out, S = delta_rule(q, k, v, g, beta, torch.zeros(16, 128, 128, dtype=torch.float64))
 probe = fill(128, 217, 1.0).double()
 parts += [floats("real_out", out), floats("real_S_probe", torch.einsum("k,hkv->hv", probe, S))]
-header("/usr/bin/python3 practice/206-delta-rule/tests/make_expected.py > practice/206-delta-rule/tests/expected.h",
-       "book_k, book_v: the book's rewrite experiment (manual_seed(0)); small: 2 heads, dk 4, dv 3, T 5 (seeds\n"
+here = os.path.dirname(os.path.abspath(__file__))
+command = "/usr/bin/python3 practice/206-delta-rule/tests/make_expected.py"
+header(command, "book_k, book_v: the book's rewrite experiment (manual_seed(0)), the inputs of book_six_writes.",
+       runner_inputs, os.path.join(here, "inputs.h"))
+header(command,
+       "book_v: the book's rewrite experiment (manual_seed(0)); small: 2 heads, dk 4, dv 3, T 5 (seeds\n"
        "201..206); real: 16 heads, 128 x 128, T 4 (seeds 211..215), the final tables read with r = pt_fill(128, 217).",
-       parts)
+       parts, os.path.join(here, "expected.h"))
