@@ -5,8 +5,9 @@
  *     1–7, difficulty 简单/中等/困难, tags, file), a Chinese part, the separator
  *     line "---", an English part, a C code block in each;
  *   - hints.md: two or three tiers; .solution/FILE and .solution/explain.md exist;
- *   - tests: at least four cases, the first one "worked_example"; an expected.h
- *     says which command wrote it, and that script is there;
+ *   - tests: a runner (tests/run.c) and a checker (tests/check.c); at least four
+ *     cases, the first one "worked_example"; every generated header (expected.h,
+ *     inputs.h) says which command wrote it, and that script is there;
  *   - the reference solution passes every case, without a compiler warning;
  *   - the untouched starter compiles without a warning, says TODO, and fails its
  *     worked example (the one case it is run on);
@@ -201,15 +202,23 @@ static void check_files(const Exercise *e, Findings *f) {
         problem(f, "起始代码 %s 里没有 TODO", e->file);
     free(starter);
 
-    path_join(path, sizeof path, e->dir, "tests/expected.h");
-    char *expected = read_file(path, NULL);
-    if (expected) {
-        char script[PATH_LEN];
-        path_join(script, sizeof script, e->dir, "tests/make_expected.py");
-        if (!strstr(expected, "written once by")) problem(f, "tests/expected.h 没有写明是哪条命令生成的");
-        if (!file_exists(script)) problem(f, "tests/expected.h 旁边没有生成它的 tests/make_expected.py");
+    static const char *const halves[] = {"tests/run.c", "tests/check.c"};
+    for (int i = 0; i < 2; i++) {
+        path_join(path, sizeof path, e->dir, halves[i]);
+        if (!file_exists(path)) problem(f, "没有 %s（测试分成运行部分 run.c 和检查部分 check.c）", halves[i]);
     }
-    free(expected);
+    static const char *const generated[] = {"tests/expected.h", "tests/inputs.h"};
+    for (int i = 0; i < 2; i++) {
+        path_join(path, sizeof path, e->dir, generated[i]);
+        char *text = read_file(path, NULL);
+        if (text) {
+            char script[PATH_LEN];
+            path_join(script, sizeof script, e->dir, "tests/make_expected.py");
+            if (!strstr(text, "written once by")) problem(f, "%s 没有写明是哪条命令生成的", generated[i]);
+            if (!file_exists(script)) problem(f, "%s 旁边没有生成它的 tests/make_expected.py", generated[i]);
+        }
+        free(text);
+    }
 }
 
 static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *summary, size_t size) {

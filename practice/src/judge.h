@@ -36,8 +36,8 @@
 #define MEMORY_LIMIT_MB 512 /* resident memory (AddressSanitizer's hard_rss_limit_mb) */
 #define OUTPUT_LIMIT_MB 16  /* bytes a case may write to each of its files (RLIMIT_FSIZE) */
 /* ... of compiling the learner's file */
-#define COMPILE_CPU_S     20
-#define COMPILE_WALL_S    40
+#define COMPILE_CPU_S     10
+#define COMPILE_WALL_S    20
 #define COMPILE_MEMORY_MB 2048 /* address space (RLIMIT_AS) of every compiler process */
 #define COMPILE_OUTPUT_MB 64
 /* ... of the checker, which reads a case's outputs */
@@ -231,7 +231,9 @@ typedef struct {
     char error[256];   /* why it could not be started (run_limited false) */
 } Outcome;
 
-/* Once, at the start: the judge becomes not dumpable; which protections the kernel has. */
+/* Once, at the start: the judge becomes not dumpable; which protections the kernel has
+ * (PRACTICE_WITHOUT=landlock,seccomp makes it behave as on a kernel without them, for
+ * the judge's own tests). */
 void sandbox_init(void);
 /* One line saying which protection the kernel lacks, or NULL when it has them all. */
 const char *sandbox_missing(void);

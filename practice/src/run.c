@@ -248,6 +248,11 @@ static bool compile_learner(const Judge *j, const Exercise *e, const char *file,
     const char *limit = compile_limit(&o, log);
     if (limit) add_compile_line(run, limit);
     keep_compiler_lines(j, log, true, names, run);
+    for (int i = 0; i < run->n_compile_lines; i++)
+        if (strstr(run->compile_lines[i], "Permission denied")) {
+            add_compile_line(run, "（评测时，编译器只读得到系统的头文件和这道题公开的头文件）");
+            break;
+        }
     return false;
 }
 

@@ -39,7 +39,7 @@ cp "$d/.solution/rmsnorm.c" "$d/rmsnorm.c" # the starter gives the answer away
 d=$(copy 903)
 sed -i "s/^number: 903$/number: 930/" "$d/problem.md"
 d=$(copy 904)
-sed -i 's/{"worked_example", /{"hand_example", /' "$d/tests/tests.c"
+sed -i 's/{"worked_example", /{"hand_example", /' "$d/tests/check.c" "$d/tests/run.c"
 d=$(copy 905)
 printf 'Changes nothing.\nfails: worked_example\n' >"$d/.solution/wrong/not_wrong.diff"
 d=$(copy 906)

@@ -71,7 +71,7 @@ says "unbounded allocation" "运行错误" "内存超限：用了超过 512 MB�
 
 judge 1 test 231 $sub/231_oob.c
 says "out of bounds" "运行错误" "越界访问 heap-buffer-overflow" "在 rmsnorm（practice/tests/submissions/231_oob.c:11）" \
-    "紧挨在一块 16 字节的内存末尾之后" "这块内存分配在 worked_example（practice/231-rmsnorm/tests/tests.c:"
+    "紧挨在一块 16 字节的内存末尾之后" "这块内存分配在 worked_example（practice/231-rmsnorm/tests/run.c:"
 no_absolute_paths "out of bounds"
 
 judge 1 test 231 $sub/231_syntax.c

@@ -1,0 +1,2 @@
+/* Hostile: an #include of an endless file. */
+#include "/dev/zero"
