@@ -514,7 +514,7 @@ void run_tests(const Judge *j, const Exercise *e, const char *file, const char *
             if (c->v == V_TIMEOUT) timed_out = true;
         }
     }
-    remove_tree(scratch);
+    if (!getenv("PRACTICE_KEEP")) remove_tree(scratch);
 }
 
 void free_run(TestRun *run) {

@@ -279,7 +279,9 @@ static long user_tasks(void) {
 /* ---- the judge's side ------------------------------------------------------------------- */
 
 void sandbox_init(void) {
+#ifndef __SANITIZE_ADDRESS__ /* LeakSanitizer's own check of the judge (make test-san) ptraces it */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+#endif
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     landlock_abi = abi > 0 ? (int)abi : 0;
 #ifdef NATIVE_ARCH
@@ -343,20 +345,58 @@ static void kill_descendants(void) {
     }
 }
 
-/* In the child: the files, the limits, the confinement; then exec. Never returns. */
-static _Noreturn void start_child(char *const argv[], const Limits *lim, pid_t judge, pid_t group) {
+/* The program: argv[0] itself when it names a path, else the first executable of
+ * that name on $PATH (as execvp finds it). False when there is none. */
+static bool find_program(const char *name, char *out, size_t size) {
+    if (strchr(name, '/')) return strf(out, size, "%s", name);
+    const char *dirs = getenv("PATH");
+    for (const char *p = dirs && *dirs ? dirs : "/usr/bin:/bin"; *p;) {
+        size_t len = strcspn(p, ":");
+        if (strf(out, size, "%.*s%s%s", (int)len, p, len ? "/" : "", name) && access(out, X_OK) == 0) return true;
+        p += len + (p[len] == ':');
+    }
+    return false;
+}
+
+/* The environment of the child: ours, with lim->env's settings added (replacing a
+ * variable of the same name). Malloc'd array; its strings are ours or lim's. */
+static char **child_environment(const Limits *lim) {
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n]) n++;
+    char **env = malloc((n + 9) * sizeof *env);
+    if (!env) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool replaced = false;
+        for (int e = 0; e < 8 && lim->env[e]; e++) {
+            size_t name = strcspn(lim->env[e], "=");
+            if (!strncmp(environ[i], lim->env[e], name + 1)) replaced = true;
+        }
+        if (!replaced) env[k++] = environ[i];
+    }
+    for (int e = 0; e < 8 && lim->env[e]; e++) env[k++] = (char *)lim->env[e];
+    env[k] = NULL;
+    return env;
+}
+
+/* In the child: the files, the limits, the confinement; then exec. Never returns.
+ * Nothing here allocates memory (the address-space limit is already set, and this
+ * code may be built with AddressSanitizer, whose allocator would then fail). */
+static _Noreturn void start_child(const char *path, char *const argv[], char *const envp[], const Limits *lim,
+                                  pid_t judge, pid_t group, int report) {
     setpgid(0, 0);
     int in = open("/dev/null", O_RDONLY);
     int out = lim->out_path ? open(lim->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0666) : open("/dev/null", O_WRONLY);
     int err = lim->err_path ? open(lim->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0666) : dup(out);
     int fd3 = lim->fd3_path ? open(lim->fd3_path, O_WRONLY | O_CREAT | O_TRUNC, 0666) : open("/dev/null", O_WRONLY);
-    if (in < 0 || out < 0 || err < 0 || fd3 < 0) _exit(126);
+    /* the report pipe (close-on-exec) moves out of the way of 0..3, everything else closes */
+    report = fcntl(report, F_DUPFD_CLOEXEC, 64);
+    if (in < 0 || out < 0 || err < 0 || fd3 < 0 || report < 0) _exit(126);
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(fd3, 3) < 0) _exit(126);
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
-#endif
-        for (int fd = 4; fd < 1024; fd++) close(fd);
-
+    for (int fd = 4; fd < 1024; fd++)
+        if (fd != report) close(fd);
+    const char *failed = NULL;
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
     if (lim->cpu_s > 0) {
@@ -367,22 +407,27 @@ static _Noreturn void start_child(char *const argv[], const Limits *lim, pid_t j
         struct rlimit fsize = {(rlim_t)lim->output_mb << 20, (rlim_t)lim->output_mb << 20};
         setrlimit(RLIMIT_FSIZE, &fsize);
     }
-    if (lim->memory_mb > 0) {
-        struct rlimit as = {(rlim_t)lim->memory_mb << 20, (rlim_t)lim->memory_mb << 20};
-        setrlimit(RLIMIT_AS, &as);
-    }
-    if (lim->cwd && chdir(lim->cwd) != 0) _exit(126);
-    for (int i = 0; i < 8 && lim->env[i]; i++) putenv((char *)lim->env[i]);
-    if (lim->confine) {
+    if (lim->cwd && chdir(lim->cwd) != 0) failed = "chdir";
+    if (!failed && lim->confine) {
         struct rlimit nproc = {(rlim_t)user_tasks() + 64, (rlim_t)user_tasks() + 64};
         setrlimit(RLIMIT_NPROC, &nproc);
         drop_root_powers();
-        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(125);
-        if (landlock_abi > 0 && !enter_landlock(lim)) _exit(125);
-        if (seccomp_works && !enter_seccomp(judge, group)) _exit(125);
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) failed = "no_new_privs";
+        else if (landlock_abi > 0 && !enter_landlock(lim)) failed = "Landlock";
+        else if (seccomp_works && !enter_seccomp(judge, group)) failed = "seccomp";
     }
-    execvp(argv[0], argv);
-    dprintf(2, "%s: %s\n", argv[0], strerror(errno));
+    if (!failed && lim->memory_mb > 0) {
+        struct rlimit as = {(rlim_t)lim->memory_mb << 20, (rlim_t)lim->memory_mb << 20};
+        setrlimit(RLIMIT_AS, &as);
+    }
+    if (!failed) {
+        execve(path, argv, envp);
+        failed = "exec";
+    }
+    /* tell the judge what went wrong: a word, then errno */
+    int e = errno;
+    (void)!write(report, failed, strlen(failed) + 1);
+    (void)!write(report, &e, sizeof e);
     _exit(127);
 }
 
@@ -391,6 +436,18 @@ bool run_limited(char *const argv[], const Limits *lim, Outcome *o) {
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); /* not inherited: each process that starts others */
     if (lim->confine) user_tasks();            /* counted here, before the child needs it */
     pid_t judge = getpid(), group = getpgrp();
+    char path[PATH_LEN];
+    if (!find_program(argv[0], path, sizeof path)) {
+        strf(o->error, sizeof o->error, "找不到 %s", argv[0]);
+        return false;
+    }
+    char **envp = child_environment(lim);
+    int report[2];
+    if (!envp || pipe2(report, O_CLOEXEC) != 0) {
+        free(envp);
+        strf(o->error, sizeof o->error, "pipe: %s", strerror(errno));
+        return false;
+    }
     /* SIGCHLD stays blocked while the program runs, so that the wait below can sleep
      * until the child ends (or the wall-clock limit) instead of polling */
     sigset_t chld, saved;
@@ -399,15 +456,29 @@ bool run_limited(char *const argv[], const Limits *lim, Outcome *o) {
     sigprocmask(SIG_BLOCK, &chld, &saved);
     fflush(NULL);
     pid_t pid = fork();
+    if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &saved, NULL);
+        close(report[0]);
+        start_child(path, argv, envp, lim, judge, group, report[1]);
+    }
+    close(report[1]);
+    free(envp);
     if (pid < 0) {
+        close(report[0]);
         sigprocmask(SIG_SETMASK, &saved, NULL);
         strf(o->error, sizeof o->error, "fork: %s", strerror(errno));
         return false;
     }
-    if (pid == 0) {
-        sigprocmask(SIG_SETMASK, &saved, NULL);
-        start_child(argv, lim, judge, group);
+    /* the report pipe closes at exec; before it, a failure writes what failed */
+    char failed[32] = "";
+    int child_errno = 0;
+    ssize_t got = read(report[0], failed, sizeof failed - 1);
+    if (got > 0) {
+        size_t word = strnlen(failed, (size_t)got);
+        if ((size_t)got >= word + 1 + sizeof child_errno) memcpy(&child_errno, failed + word + 1, sizeof child_errno);
+        failed[word < sizeof failed ? word : sizeof failed - 1] = '\0';
     }
+    close(report[0]);
     double deadline = now_s() + lim->wall_s;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
@@ -431,8 +502,8 @@ bool run_limited(char *const argv[], const Limits *lim, Outcome *o) {
     sigprocmask(SIG_SETMASK, &saved, NULL);
     o->cpu_ms =
         (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-    if (WIFEXITED(o->status) && WEXITSTATUS(o->status) == 125) {
-        strf(o->error, sizeof o->error, "评测机没能把被测的代码关进沙箱（Landlock / seccomp 失败）");
+    if (got > 0) {
+        strf(o->error, sizeof o->error, "%s %s: %s", argv[0], failed, strerror(child_errno));
         return false;
     }
     return true;

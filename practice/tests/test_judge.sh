@@ -14,9 +14,11 @@ set -u
 demo="${BINDIR:-}practice/judge"
 . mk/testlib.sh
 [ -x "$demo" ] || { echo "FAIL: $demo not built"; exit 1; }
-export PRACTICE_WORKSPACE="$tmp/ws"
+# the submissions are judged in a workspace of their own; the learner's session below
+# starts from an empty one
+export PRACTICE_WORKSPACE="$tmp/ws-submissions"
 sub=practice/tests/submissions
-ws="$PRACTICE_WORKSPACE/231-rmsnorm.c"
+ws="$tmp/ws/231-rmsnorm.c"
 
 # judge RC ARGS...: runs the judge (no colour, empty stdin); fails unless it exits with RC
 judge() {
@@ -116,6 +118,7 @@ judge 2 test 231
 one_error "not started" "还没有开始第 231 题：先运行"
 
 # ---- a learner's session --------------------------------------------------------------------
+export PRACTICE_WORKSPACE="$tmp/ws"
 judge 0 list
 says "list" "手写 Transformer · C 练习" "0 / 20 通过" "第 1 章 权重 weights" "第 7 章 Gated DeltaNet" \
     "· 206  Gated DeltaNet 的逐 token 递推" "下一题 next：" "start 211"
