@@ -2,7 +2,7 @@
 
     /usr/bin/python3 practice/223-embedding/tests/make_expected.py > practice/223-embedding/tests/expected.h
 
-The table is drawn as tests.c draws it (pt_fill, then rounded to bfloat16 by
+The table is drawn as run.c draws it (pt_fill, then rounded to bfloat16 by
 PyTorch); the expected rows are torch's embedding of those bf16 values, the logits
 torch's (table @ h) in float64.
 """

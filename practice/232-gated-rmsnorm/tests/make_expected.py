@@ -2,7 +2,7 @@
 
     /usr/bin/python3 practice/232-gated-rmsnorm/tests/make_expected.py > practice/232-gated-rmsnorm/tests/expected.h
 
-Inputs drawn as tests.c draws them (pt_fill); the norm in float64 from the formula
+Inputs drawn as run.c draws them (pt_fill); the norm in float64 from the formula
 in problem.md, with PyTorch's own silu; stored as float32.
 """
 import os

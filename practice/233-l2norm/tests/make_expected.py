@@ -2,7 +2,7 @@
 
     /usr/bin/python3 practice/233-l2norm/tests/make_expected.py > practice/233-l2norm/tests/expected.h
 
-Inputs drawn as tests.c draws them (pt_fill); y = x · rsqrt(Σx² + 1e-6) in float64,
+Inputs drawn as run.c draws them (pt_fill); y = x · rsqrt(Σx² + 1e-6) in float64,
 stored as float32.
 """
 import os

@@ -2,7 +2,7 @@
 
     /usr/bin/python3 practice/241-linear/tests/make_expected.py > practice/241-linear/tests/expected.h
 
-Weights drawn as tests.c draws them (pt_fill, rounded to bfloat16 by PyTorch) in the
+Weights drawn as run.c draws them (pt_fill, rounded to bfloat16 by PyTorch) in the
 checkpoint's [out, in] layout; y = F.linear(x, W) computed in float64.
 """
 import os

@@ -2,7 +2,7 @@
 
     /usr/bin/python3 practice/242-swiglu/tests/make_expected.py > practice/242-swiglu/tests/expected.h
 
-Inputs drawn as tests.c draws them (pt_fill); y = down(silu(gate x) · up x) with
+Inputs drawn as run.c draws them (pt_fill); y = down(silu(gate x) · up x) with
 PyTorch's F.linear and F.silu, in float64.
 """
 import os

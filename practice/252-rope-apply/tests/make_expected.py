@@ -1,9 +1,12 @@
 """Expected values of exercise 252 (partial rotate-half RoPE), in PyTorch.
 
-    /usr/bin/python3 practice/252-rope-apply/tests/make_expected.py > practice/252-rope-apply/tests/expected.h
+    /usr/bin/python3 practice/252-rope-apply/tests/make_expected.py
+
+writes inputs.h (the cos/sin tables, which the runner feeds to the learner's code)
+and expected.h (what the checker compares with) beside this script.
 
 The cos/sin tables (float64 angles, stored as float32) for positions 0, 1, 7, 1000,
-262143 are written out so the C tests hand the learner exactly these numbers; the
+262143 are written out so the runner hands the learner exactly these numbers; the
 expected output is the usual PyTorch formulation, x·cos + rotate_half(x)·sin on the
 first 64 dims, with the rest concatenated unchanged, computed in float64.
 """
@@ -34,8 +37,13 @@ def rope(x):  # x: [T, heads, HD]
     return torch.cat((r * c + rotate_half(r) * s, rest), -1).float()
 
 
-parts = [floats("table_cos", cos), floats("table_sin", sin)]
-parts.append(floats("q_want", rope(fill(5 * 8 * HD, 71, 1.0).view(5, 8, HD))))
-parts.append(floats("k_want", rope(fill(5 * 2 * HD, 72, 1.0).view(5, 2, HD))))
-header("/usr/bin/python3 practice/252-rope-apply/tests/make_expected.py > practice/252-rope-apply/tests/expected.h",
-       "Positions 0, 1, 7, 1000, 262143; head_dim 256, rotary_dim 64, theta 1e7; q: 8 heads, k: 2 heads.", parts)
+runner_inputs = [floats("table_cos", cos), floats("table_sin", sin)]
+parts = [floats("q_want", rope(fill(5 * 8 * HD, 71, 1.0).view(5, 8, HD))),
+         floats("k_want", rope(fill(5 * 2 * HD, 72, 1.0).view(5, 2, HD)))]
+here = os.path.dirname(os.path.abspath(__file__))
+command = "/usr/bin/python3 practice/252-rope-apply/tests/make_expected.py"
+header(command, "The cos/sin tables of positions 0, 1, 7, 1000, 262143 (rotary_dim 64, theta 1e7), the inputs of\n"
+       "real_q, real_k, pass_through and lengths_kept.", runner_inputs, os.path.join(here, "inputs.h"))
+header(command,
+       "Positions 0, 1, 7, 1000, 262143; head_dim 256, rotary_dim 64, theta 1e7; q: 8 heads, k: 2 heads.",
+       parts, os.path.join(here, "expected.h"))

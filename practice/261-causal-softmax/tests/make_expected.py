@@ -2,7 +2,7 @@
 
     /usr/bin/python3 practice/261-causal-softmax/tests/make_expected.py > practice/261-causal-softmax/tests/expected.h
 
-Scores drawn as tests.c draws them (pt_fill); the causal mask as PyTorch code
+Scores drawn as run.c draws them (pt_fill); the causal mask as PyTorch code
 writes it (masked_fill with -inf above the diagonal, shifted by S - T), then
 torch.softmax in float64.
 """

@@ -2,7 +2,7 @@
 
     /usr/bin/python3 practice/262-gated-attention/tests/make_expected.py > practice/262-gated-attention/tests/expected.h
 
-Inputs drawn as tests.c draws them (pt_fill). The computation follows the usual
+Inputs drawn as run.c draws them (pt_fill). The computation follows the usual
 PyTorch formulation of Qwen3.5's full attention after its projections: split the
 q_proj output per head into query and gate (chunk(2) on [.., heads, 2·head_dim]),
 repeat each kv head for its group (repeat_interleave), causal scaled dot-product

@@ -2,7 +2,7 @@
 
     /usr/bin/python3 practice/271-short-conv/tests/make_expected.py > practice/271-short-conv/tests/expected.h
 
-Inputs drawn as tests.c draws them (pt_fill). From an empty state the output is what
+Inputs drawn as run.c draws them (pt_fill). From an empty state the output is what
 the book's GatedDeltaNet computes: F.conv1d(x, w, groups=C, padding=K-1)[..., :T], then
 SiLU. From a given state, the state's K-1 rows are put in front of x and the
 convolution runs without padding. In float64.

@@ -2,10 +2,10 @@
 
     /usr/bin/python3 practice/274-decoder-block/tests/make_expected.py > practice/274-decoder-block/tests/expected.h
 
-Inputs drawn as tests.c draws them (pt_fill). The block as the Qwen3.5 decoder layer
+Inputs drawn as run.c draws them (pt_fill). The block as the Qwen3.5 decoder layer
 computes it: h = x + mixer(RMSNorm(x)), out = h + MLP(RMSNorm(h)), with the
 zero-centred RMSNorm (1 + w) and the SwiGLU MLP. The mixer stands in for attention:
-the same causal running mean followed by a matrix M that tests.c uses. In float64.
+the same causal running mean followed by a matrix M that run.c uses. In float64.
 """
 import os
 import sys
