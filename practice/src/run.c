@@ -12,6 +12,7 @@
  *      its stdout and stderr in files and the outputs on descriptor 3 in ID.out;
  *   4. if it ended cleanly, the checker (`checker --check ID ID.out`) reads those
  *      outputs as data and decides PASS or FAIL.
+ * (PRACTICE_KEEP=1 keeps the scratch folder, for a look inside.)
  * Everything under test is compiled with warnings, AddressSanitizer and UBSan, so a
  * write past the end of an array or a signed overflow is reported where it happens.
  *
