@@ -1,8 +1,8 @@
 /* expected.h — written once by
- *     /usr/bin/python3 practice/211-bf16/tests/make_expected.py > practice/211-bf16/tests/expected.h
+ *     /usr/bin/python3 practice/211-bf16/tests/make_expected.py
  * (Debian's python3-torch, torch 1.13.0a0). Do not edit: run the command again.
  *
- * float32 bit patterns and what torch's .to(torch.bfloat16) makes of them.
+ * float32 bit patterns (the inputs, for the messages) and what torch's .to(torch.bfloat16) makes of them.
  */
 #include <math.h>
 #include <stdint.h>

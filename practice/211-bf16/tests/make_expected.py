@@ -1,6 +1,10 @@
 """Expected values of exercise 211 (float32 → bfloat16), from PyTorch itself.
 
-    /usr/bin/python3 practice/211-bf16/tests/make_expected.py > practice/211-bf16/tests/expected.h
+    /usr/bin/python3 practice/211-bf16/tests/make_expected.py
+
+writes inputs.h (the float32 bit patterns, which the runner feeds to the learner's
+code) and expected.h (the same patterns, for the checker's messages, and what they
+should become) beside this script.
 
 Bit patterns: a 32-bit LCG (the one pt_fill uses, but every bit kept), plus values
 right at, just below and just above a halfway point, both signs, and the edges of
@@ -38,8 +42,15 @@ for hi in (0x3F80, 0x3F81, 0x4049, 0x404A, 0x0000, 0x0001, 0x7F7E, 0x7F7F, 0x008
             ties.append(sign | (hi << 16) | low)
 edges = [0x00000000, 0x80000000, 0x00000001, 0x00008000, 0x00018000, 0x007FFFFF, 0x807FFFFF, 0x00800000,
          0x7F7FFFFF, 0xFF7FFFFF, 0x7F7F7FFF, 0x7F7F8000, 0x7F800000, 0xFF800000, 0x3F7FFFFF, 0x477FE000]
+runner_inputs = [ints("round_in", lcg, "uint32_t"), ints("ties_in", ties, "uint32_t"),
+                 ints("edges_in", edges, "uint32_t")]
 parts = [ints("round_in", lcg, "uint32_t"), ints("round_want", to_bf16_bits(lcg), "uint16_t"),
          ints("ties_in", ties, "uint32_t"), ints("ties_want", to_bf16_bits(ties), "uint16_t"),
          ints("edges_in", edges, "uint32_t"), ints("edges_want", to_bf16_bits(edges), "uint16_t")]
-header("/usr/bin/python3 practice/211-bf16/tests/make_expected.py > practice/211-bf16/tests/expected.h",
-       "float32 bit patterns and what torch's .to(torch.bfloat16) makes of them.", parts)
+here = os.path.dirname(os.path.abspath(__file__))
+command = "/usr/bin/python3 practice/211-bf16/tests/make_expected.py"
+header(command, "float32 bit patterns, the inputs of round_torch, ties_to_even and edges.", runner_inputs,
+       os.path.join(here, "inputs.h"))
+header(command,
+       "float32 bit patterns (the inputs, for the messages) and what torch's .to(torch.bfloat16) makes of them.",
+       parts, os.path.join(here, "expected.h"))

@@ -1,5 +1,5 @@
 /* expected.h — written once by
- *     /usr/bin/python3 practice/221-byte-level/tests/make_expected.py > practice/221-byte-level/tests/expected.h
+ *     /usr/bin/python3 practice/221-byte-level/tests/make_expected.py
  * (Debian's python3-torch, torch 1.13.0a0). Do not edit: run the command again.
  *
  * The byte → code point table, and the UTF-8 text of mapped byte strings.

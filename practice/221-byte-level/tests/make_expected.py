@@ -1,6 +1,10 @@
 """Expected values of exercise 221 (the byte-level mapping), written independently in Python.
 
-    /usr/bin/python3 practice/221-byte-level/tests/make_expected.py > practice/221-byte-level/tests/expected.h
+    /usr/bin/python3 practice/221-byte-level/tests/make_expected.py
+
+writes inputs.h (the table, whose code points the runner maps back, and the bytes of
+the real text) and expected.h (the same, for the checker's messages and sizes, and the
+UTF-8 strings it compares with) beside this script.
 
 The mapping as GPT-2's byte-level BPE defines it (the one Qwen's tokenizer.json uses
 through its ByteLevel pre-tokenizer): the printable bytes keep their own code point,
@@ -33,9 +37,13 @@ def c_string(name, data):
 
 
 real = "Hello, 世界!\n\tok ".encode("utf-8")
-parts = [ints("symbol_of", [table[b] for b in range(256)], "uint32_t"),
-         c_string("all_bytes_utf8", bytes(range(256))),
-         c_string("real_text_utf8", real),
-         ints("real_text_bytes", list(real), "uint8_t")]
-header("/usr/bin/python3 practice/221-byte-level/tests/make_expected.py > practice/221-byte-level/tests/expected.h",
-       "The byte → code point table, and the UTF-8 text of mapped byte strings.", parts)
+table_part = ints("symbol_of", [table[b] for b in range(256)], "uint32_t")
+real_part = ints("real_text_bytes", list(real), "uint8_t")
+runner_inputs = [table_part, real_part]
+parts = [table_part, c_string("all_bytes_utf8", bytes(range(256))), c_string("real_text_utf8", real), real_part]
+here = os.path.dirname(os.path.abspath(__file__))
+command = "/usr/bin/python3 practice/221-byte-level/tests/make_expected.py"
+header(command, "The byte → code point table (inverse maps its code points back), and the UTF-8 bytes of the\n"
+       "real text.", runner_inputs, os.path.join(here, "inputs.h"))
+header(command, "The byte → code point table, and the UTF-8 text of mapped byte strings.", parts,
+       os.path.join(here, "expected.h"))

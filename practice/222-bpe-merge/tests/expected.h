@@ -1,5 +1,5 @@
 /* expected.h — written once by
- *     /usr/bin/python3 practice/222-bpe-merge/tests/make_expected.py > practice/222-bpe-merge/tests/expected.h
+ *     /usr/bin/python3 practice/222-bpe-merge/tests/make_expected.py
  * (Debian's python3-torch, torch 1.13.0a0). Do not edit: run the command again.
  *
  * A learnt merges table (left, right, merged per merge; rank = position): 159 merges,

@@ -1,6 +1,10 @@
 """Expected values of exercise 222 (the BPE merge loop), written independently in Python.
 
-    /usr/bin/python3 practice/222-bpe-merge/tests/make_expected.py > practice/222-bpe-merge/tests/expected.h
+    /usr/bin/python3 practice/222-bpe-merge/tests/make_expected.py
+
+writes inputs.h (the merges tables and the words, which the runner feeds to the
+learner's code) and expected.h (the same, for the checker's messages and sizes, and
+the encodings it compares with) beside this script.
 
 A merges table is learnt from a small corpus the way BPE learns one (repeatedly the
 most frequent adjacent pair, ties to the smaller pair); then words — some from the
@@ -83,11 +87,19 @@ for w in words:
 rng = random.Random(7)
 long_word = word_ids("".join(rng.choice(CORPUS) for _ in range(12)))[:64]
 long_merges = learn(CORPUS + [a + b for a, b in zip(CORPUS, CORPUS[1:])], 400)
+runner_inputs = [ints("trained_merges", flat_merges), ints("words_in", in_ids), ints("words_in_at", offsets),
+                 ints("long_merges", [v for m in long_merges for v in m]), ints("long_in", long_word)]
 parts = [ints("trained_merges", flat_merges), ints("words_in", in_ids), ints("words_in_at", offsets),
          ints("words_out", out_ids), ints("words_out_at", out_offsets),
          ints("long_merges", [v for m in long_merges for v in m]), ints("long_in", long_word),
          ints("long_out", encode(long_word, long_merges))]
-header("/usr/bin/python3 practice/222-bpe-merge/tests/make_expected.py > practice/222-bpe-merge/tests/expected.h",
+here = os.path.dirname(os.path.abspath(__file__))
+command = "/usr/bin/python3 practice/222-bpe-merge/tests/make_expected.py"
+header(command,
+       f"A learnt merges table (left, right, merged per merge; rank = position): {len(merges)} merges,\n"
+       f"{len(words)} words as ids; a {len(long_word)}-symbol word over {len(long_merges)} merges.",
+       runner_inputs, os.path.join(here, "inputs.h"))
+header(command,
        f"A learnt merges table (left, right, merged per merge; rank = position): {len(merges)} merges,\n"
        f"{len(words)} words as ids and their encodings; a {len(long_word)}-symbol word over {len(long_merges)} merges.",
-       parts)
+       parts, os.path.join(here, "expected.h"))
