@@ -381,8 +381,8 @@ static char **child_environment(const Limits *lim) {
 }
 
 /* In the child: the files, the limits, the confinement; then exec. Never returns.
- * Nothing here allocates memory (the address-space limit is already set, and this
- * code may be built with AddressSanitizer, whose allocator would then fail). */
+ * Nothing here allocates memory: this code may be built with AddressSanitizer, whose
+ * allocator cannot grow under an address-space limit — which is set last. */
 static _Noreturn void start_child(const char *path, char *const argv[], char *const envp[], const Limits *lim,
                                   pid_t judge, pid_t group, int report) {
     setpgid(0, 0);
