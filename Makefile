@@ -86,7 +86,13 @@ all: $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))
 
 # `make ch07`: build the chapter, then link each demo at the root (./ch07_toy)
 # unless something that is not our link already has that name (./ch03_norm is the
-# chapter's folder: that demo runs as ./ch03_norm/ch03_norm).
+# chapter's folder: that demo runs as ./ch03_norm/ch03_norm). For ch07_deltanet the
+# rule below becomes (define + eval write one such rule per chapter; $$$$ is a $ of
+# the shell after make has expanded the text twice):
+#
+#   ch07: ch07_deltanet/ch07_deltanet ch07_deltanet/ch07_model ch07_deltanet/ch07_toy ...
+#   	@for d in ch07_deltanet/ch07_deltanet ...; do n=$${d##*/}; \
+#   	  if [ ! -e "$$n" ] || [ -L "$$n" ]; then ln -sfn "$$d" "$$n"; fi; done
 define chapter_rule
 $(firstword $(subst _, ,$(1))): $(call demos_of,$(1)) $(call tools_of,$(1))
 	@for d in $(call demos_of,$(1)); do n=$$$${d##*/}; \

@@ -29,13 +29,14 @@ if ! command -v fc-list >/dev/null 2>&1 || [ -z "$(fc-list :lang=zh 2>/dev/null 
 fi
 
 if [ -n "$missing" ]; then
-    echo "deps: installing missing Debian packages:$missing"
     if [ "$(id -u)" = 0 ]; then sudo=""
     elif command -v sudo >/dev/null 2>&1; then sudo="sudo"
     else
         echo "deps: not root and no sudo; please run: apt-get install$missing" >&2
         exit 1
     fi
+    echo "deps: the build needs Debian packages this machine lacks (JSON, unit tests, the tokenizer's regex" \
+         "and NFC, plots: see mk/deps.sh); installing them now with ${sudo:+sudo }apt-get:$missing"
     export DEBIAN_FRONTEND=noninteractive
     # Try with the package lists we have; refresh them only when that fails.
     # shellcheck disable=SC2086
