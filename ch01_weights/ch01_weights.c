@@ -109,7 +109,7 @@ static void print_summary(const Model *w, const char *dir, const char *source, d
     }
     const Layer *full = first_layer(w, LAYER_FULL_ATTENTION);
     if (full) {
-        const AttentionWeights *t = &full->self_attn.w;
+        const AttnWeights *t = &full->self_attn.w;
         printf("  一层全注意力 %s：q_proj %s（query 和 gate 各占一半，各 %s），k_proj、v_proj 各 %s，o_proj "
                "%s\n",
                millions(attn_param_count(&full->self_attn), a), millions(numel(t->q_proj), b),

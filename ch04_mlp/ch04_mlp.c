@@ -96,9 +96,9 @@ int main(int argc, char **argv) {
         (double)params / 1e6, grouped(params, b, sizeof b), 2.0 * H * 4 * H / 1e6);
 
     /* ---- run it ---- */
-    mlp_forward(mlp, &acts, x, T, out); /* once to page the weights in from the file */
+    mlp_forward(mlp, &acts, x, T, out, PATH_FAST); /* once to page the weights in from the file */
     double t0 = now_seconds();
-    mlp_forward(mlp, &acts, x, T, out);
+    mlp_forward(mlp, &acts, x, T, out, PATH_FAST);
     double ms = (now_seconds() - t0) * 1000;
 
     printf("输入：%s %s 的词向量过 input_layernorm（第 3 章），形状 (%d, %d)\n", label,

@@ -76,17 +76,17 @@ static int query_and_key(const Model *m, const float *emb, int tq, int tk, float
         if (c->layer_types[i] == LAYER_FULL_ATTENTION) L = i;
     if (L < 0) die("%s/config.json: no full_attention layer, so no query and key to rotate", m->ck.dir);
     const Layer *lw = &m->layers[L];
-    const AttentionWeights *aw = &lw->self_attn.w;
+    const AttnWeights *aw = &lw->self_attn.w;
     int H = c->hidden_size, d = c->head_dim;
     float *x = xmalloc((size_t)H * sizeof(float)); /* [H] */
     /* [heads · 2d]: per head d query values, then d gate values */
     float *qg = xmalloc((size_t)aw->q_proj->shape[0] * sizeof(float));
     float *kv = xmalloc((size_t)aw->k_proj->shape[0] * sizeof(float)); /* [kv_heads · d] */
     rmsnorm(x, emb + (size_t)tq * H, 1, H, lw->input_layernorm, (float)c->rms_norm_eps);
-    linear(aw->q_proj, x, qg);
+    linear(x, aw->q_proj, qg);
     memcpy(q, qg, (size_t)d * sizeof(float)); /* head 0's query (its gate follows) */
     rmsnorm(x, emb + (size_t)tk * H, 1, H, lw->input_layernorm, (float)c->rms_norm_eps);
-    linear(aw->k_proj, x, kv);
+    linear(x, aw->k_proj, kv);
     memcpy(k, kv, (size_t)d * sizeof(float)); /* kv head 0 */
     rmsnorm(q, q, 1, d, aw->q_norm, (float)c->rms_norm_eps);
     rmsnorm(k, k, 1, d, aw->k_norm, (float)c->rms_norm_eps);

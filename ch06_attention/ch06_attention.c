@@ -238,15 +238,15 @@ int main(int argc, char **argv) {
     rope_init_config(&rope, c, T);
     KVCache kv;
     kv_init(&kv, &at->d, T);
-    attn_forward(at, &acts, &kv, &rope, x, T, out);
+    attn_forward(at, &acts, x, T, &kv, &rope, out, PATH_FAST);
     const float *q_raw = acts.q_raw, *gate = acts.gate, *q = acts.q, *k = acts.k, *v = acts.v,
                 *attn = acts.attn, *gated = acts.gated;
     /* k before its norm, for the scale line: k_proj once more (the layer keeps only the normed k) */
     float *k_raw = xmalloc(nk * sizeof(float)); /* [T, Hkv, d] */
-    linear_batch(at->w.k_proj, x, T, k_raw);
+    linear_batch(x, at->w.k_proj, T, k_raw);
 
     /* ---- what the chapter prints ---- */
-    const AttentionWeights *w = &at->w;
+    const AttnWeights *w = &at->w;
     int64_t n_params = attn_param_count(at);
     char full_layers[256] = "";
     for (int i = 0, n = 0; i < c->num_hidden_layers; i++)
@@ -324,7 +324,7 @@ int main(int argc, char **argv) {
     printf("乘门之前注意力输出的 RMS %.3f，乘门之后 %.3f；o_proj 写回残差流 [%d, %d]，RMS %.3f\n",
            rms_of(attn, nq), rms_of(gated, nq), T, H, rms_of(out, (size_t)T * H));
 
-    size_t per_token = kv_bytes_per_token(&kv);
+    size_t per_token = attn_kv_bytes_per_token(&at->d);
     printf(
         "KV cache：每个 token 每层存 K、V 各 %d 个头 × %d 维，fp32 是 2 × %d × %d × 4 = %zu 字节 = %g KB\n",
         Hkv, d, Hkv, d, per_token, (double)per_token / 1024);
@@ -344,9 +344,9 @@ int main(int argc, char **argv) {
     kv_init(&kv2, &at->d, 0);
     AttnActs acts2; /* its own buffers: the full pass's intermediates are still to be drawn and dumped */
     attn_acts_init(&acts2, &at->d, prefill);
-    attn_forward(at, &acts2, &kv2, &rope, x, prefill, dec);
+    attn_forward(at, &acts2, x, prefill, &kv2, &rope, dec, PATH_FAST);
     for (int t = prefill; t < T; t++)
-        attn_forward(at, &acts2, &kv2, &rope, x + (size_t)t * H, 1, dec + (size_t)t * H);
+        attn_forward(at, &acts2, x + (size_t)t * H, 1, &kv2, &rope, dec + (size_t)t * H, PATH_FAST);
     attn_acts_free(&acts2);
     double maxdiff = 0;
     for (size_t i = 0; i < (size_t)T * H; i++) maxdiff = fmax(maxdiff, fabs((double)dec[i] - out[i]));

@@ -192,9 +192,9 @@ static double time_layer(const DeltaNet *dn, const float *x, int T, float *y, De
     dn_state_init(&st, &dn->d);
     double *ms = xmalloc((size_t)reps * sizeof *ms);
     for (int r = -1; r < reps; r++) {
-        dn_state_reset(&st, &dn->d);
+        dn_state_reset(&st);
         double t0 = now_seconds();
-        dn_forward(dn, acts, &st, x, T, y);
+        dn_forward(dn, acts, x, T, &st, y, PATH_FAST);
         if (r >= 0) ms[r] = (now_seconds() - t0) * 1e3;
     }
     qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
@@ -278,7 +278,7 @@ static void plot_figures(const Model *m, const DeltaNet *dn, const TokenIds *tex
     dn_state_init(&st, &dn->d);
     double t0 = now_seconds();
     for (int t = 0, i = 0; t < max_T; t++) {
-        dn_forward(dn, &acts, &st, x + (size_t)t * c->hidden_size, 1, y);
+        dn_forward(dn, &acts, x + (size_t)t * c->hidden_size, 1, &st, y, PATH_FAST);
         if (t + 1 == lengths[i]) stepwise[i++] = (now_seconds() - t0) * 1e3;
     }
     dn_state_free(&st);
@@ -364,7 +364,7 @@ static void dump(const char *path, const DeltaNet *dn, const TokenIds *texts[2],
     /* The tables after the short text: one more run, keeping its state. */
     DeltaNetState st;
     dn_state_init(&st, d);
-    dn_forward(dn, a, &st, inputs[0], (int)T, outputs[0]);
+    dn_forward(dn, a, inputs[0], (int)T, &st, outputs[0], PATH_FAST);
     DumpSet ds;
     dump_init(&ds);
     ids_as_floats(&ds, "ids", texts[0]);

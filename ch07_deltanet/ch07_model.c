@@ -299,7 +299,7 @@ static float *one_pass_logits(const Model *m, RunState *s, const int *ids, int T
     int V = m->ck.config.vocab_size;
     float *logits = xmalloc((size_t)T * V * sizeof(float));
     ModelTrace tr = {.logits = logits};
-    run_reset(s, m);
+    run_reset(s);
     read_tokens(m, s, ids, T, &tr);
     return logits;
 }
@@ -310,7 +310,7 @@ static float *pieces_logits(const Model *m, RunState *s, const int *ids, const i
     int V = m->ck.config.vocab_size, T = 0;
     for (int p = 0; p < n_pieces; p++) T += lens[p];
     float *logits = xmalloc((size_t)T * V * sizeof(float));
-    run_reset(s, m);
+    run_reset(s);
     for (int p = 0, t = 0; p < n_pieces; t += lens[p++]) {
         ModelTrace tr = {.logits = logits + (size_t)t * V};
         read_tokens(m, s, ids + t, lens[p], &tr);
@@ -395,7 +395,7 @@ static void walkthrough(const Model *m, RunState *s, const Tokenizer *tok, const
     print_ledger(m);
 
     /* a greedy continuation, streamed */
-    run_reset(s, m);
+    run_reset(s);
     read_tokens(m, s, ids.ids, ids.n, NULL);
     Sampler greedy;
     sampler_init(&greedy, m->ck.config.vocab_size, 0, 0, 1, 0);
@@ -492,7 +492,7 @@ static void save_state(const char *path, const Model *m, const RunState *s, cons
     Error err;
     if (!stw_write(&w, path, NULL, &err)) die("%s", err.msg);
     fprintf(stderr, "%s: 读过 %d 个 token 之后的状态（%.1f MB）已写到 %s\n", program_name(), seen->n,
-            mib((double)run_state_bytes(s, m)), path);
+            mib((double)run_state_bytes(s)), path);
     stw_free(&w);
     free(names);
     free(tokens);
@@ -528,7 +528,7 @@ static void load_state(const char *path, const Model *m, RunState *s, TokenIds *
     if (s->max_pos > 0 && n > s->max_pos)
         die("%s: %lld tokens, more than the context allows", path, (long long)n);
     const float *tokens = state_tensor(&st, "tokens", 1, (int64_t[]){n});
-    run_reset(s, m);
+    run_reset(s);
     for (int64_t i = 0; i < n; i++) {
         float v = tokens[i];
         if (!(v >= 0 && v < c->vocab_size && v == floorf(v)))
@@ -670,8 +670,8 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
         "权重 %.2f GB，状态 %.1f MB，内存峰值 %.0f MB%s\n",
         program_name(), ids.n, g.generated, prefill_s > 0 ? ids.n / prefill_s : 0,
         g.decode_s > 0 ? g.generated / g.decode_s : 0, first_token_s, (double)model_weight_bytes(m) / 1e9,
-        mib((double)run_state_bytes(s, m)), peak_rss_mb(),
-        s->reference ? "（--reference：逐个 token 走朴素循环）" : "");
+        mib((double)run_state_bytes(s)), peak_rss_mb(),
+        s->path == PATH_READABLE ? "（--reference：逐个 token 走朴素循环）" : "");
 
     if (o->common.dump) {
         write_dump(o->common.dump, m, &ids, &tr);
@@ -730,7 +730,7 @@ static void interactive(const Options *o, const Model *m, RunState *s, const Tok
             tok_ids_free(&ids);
             break;
         }
-        int64_t kv_before = run_state_bytes(s, m);
+        int64_t kv_before = run_state_bytes(s);
         double t0 = now_seconds();
         read_tokens(m, s, ids.ids, ids.n, NULL);
         double prefill_s = now_seconds() - t0;
@@ -741,7 +741,7 @@ static void interactive(const Options *o, const Model *m, RunState *s, const Tok
         fflush(stdout);
         closed = g.stopped;
         /* How the state grew this turn: only the attention layers' caches grow. */
-        int64_t after = run_state_bytes(s, m), kv_total = run_kv_bytes(s, m);
+        int64_t after = run_state_bytes(s), kv_total = run_kv_bytes(s);
         fprintf(stderr,
                 "[第 %d 轮：读入 %d 个新 token（%.1f tok/s），生成 %d 个（%.2f tok/s）；至今 %lld 个 token。"
                 "KV cache %.2f MB（这一轮 +%.2f MB），DeltaNet 状态 %.2f MB（不变）]\n",
@@ -776,7 +776,7 @@ int main(int argc, char **argv) {
 
     RunState s;
     run_init(&s, &m, CHUNK);
-    s.reference = o.reference;
+    s.path = o.reference ? PATH_READABLE : PATH_FAST;
     double temp, top_p;
     long top_k;
     sampling_settings(&o, &m, &temp, &top_k, &top_p);

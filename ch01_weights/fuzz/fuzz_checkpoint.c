@@ -78,7 +78,7 @@ static void check_model(const Model *m) {
         check_shape(ck, l->mlp.w.down_proj, "down_proj", 2, H, I, 0);
         FUZZ_CHECK(l->mlp.d.hidden == H && l->mlp.d.intermediate == I, "layer %d: MLP dims", i);
         if (l->type == LAYER_FULL_ATTENTION) {
-            const AttentionWeights *w = &l->self_attn.w;
+            const AttnWeights *w = &l->self_attn.w;
             const AttnDims *ad = &l->self_attn.d;
             check_shape(ck, w->q_proj, "q_proj", 2, Hq * 2 * d, H, 0);
             check_shape(ck, w->k_proj, "k_proj", 2, Hkv * d, H, 0);

@@ -151,7 +151,7 @@ START_TEST(tiny_checkpoint_in_the_real_layout) {
             ck_assert(n->out_proj->shape[0] == 64 && n->out_proj->shape[1] == 64);
             ck_assert_ptr_null(l->self_attn.w.q_proj);
         } else {
-            const AttentionWeights *a = &l->self_attn.w;
+            const AttnWeights *a = &l->self_attn.w;
             /* 4 heads × (32 query + 32 gate) rows */
             ck_assert(a->q_proj->shape[0] == 256 && a->q_proj->shape[1] == 64);
             ck_assert(a->k_proj->shape[0] == 64 && a->v_proj->shape[0] == 64);

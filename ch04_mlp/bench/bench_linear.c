@@ -71,7 +71,7 @@ static float uniform(float a) {
     return a * (float)((double)((rng * 0x2545F4914F6CDD1Dull) >> 40) / (double)(1 << 23) - 1.0);
 }
 
-typedef void BatchFn(const Tensor *w, const float *x, int64_t T, float *y);
+typedef void BatchFn(const float *x, const Tensor *w, int64_t T, float *y);
 
 /* The weights: one 256 MB pool of random BF16 numbers. A matrix of shape s is any
  * window of out·in numbers in it; a call "from memory" takes the next window each
@@ -102,7 +102,7 @@ static double time_calls(BatchFn *fn, Pool *p, const Shape *sh, bool from_memory
     for (int r = -1; r < reps; r++) {
         Tensor w = window(p, sh, from_memory);
         double t0 = now_seconds();
-        fn(&w, x, T, y);
+        fn(x, &w, T, y);
         if (r >= 0) t[r] = now_seconds() - t0;
     }
     return median(t, reps);

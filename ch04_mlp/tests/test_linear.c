@@ -103,11 +103,11 @@ static bool within_bounds(const char *name, const char *shape, const float *got,
 
 static const DType all_dtypes[] = {DTYPE_BF16, DTYPE_F16, DTYPE_F32};
 
-typedef void BatchFn(const Tensor *w, const float *x, int64_t T, float *y);
+typedef void BatchFn(const float *x, const Tensor *w, int64_t T, float *y);
 
 /* linear() takes one token; for a batch it is called token by token. */
-static void linear_token_by_token(const Tensor *w, const float *x, int64_t T, float *y) {
-    for (int64_t t = 0; t < T; t++) linear(w, x + t * w->shape[1], y + t * w->shape[0]);
+static void linear_token_by_token(const float *x, const Tensor *w, int64_t T, float *y) {
+    for (int64_t t = 0; t < T; t++) linear(x + t * w->shape[1], w, y + t * w->shape[0]);
 }
 
 static const struct {
@@ -137,7 +137,7 @@ START_TEST(test_hand_2x3) {
             float y[4] = {0};
             char name[64];
             snprintf(name, sizeof name, "%s %s", all_fns[f].name, dtype_name(all_dtypes[d]));
-            all_fns[f].fn(&w.t, x, 2, y);
+            all_fns[f].fn(x, &w.t, 2, y);
             ck_assert_msg(compare_f32(name, "2 x 2", y, want, 4, 0, 0, NULL),
                           "%s differs from the hand result", name);
         }
@@ -165,7 +165,7 @@ START_TEST(test_hand_bits) {
                     .data = bits};
         for (unsigned f = 0; f < ARRAY_LEN(all_fns); f++) {
             float y = 0;
-            all_fns[f].fn(&w, x, 1, &y);
+            all_fns[f].fn(x, &w, 1, &y);
             ck_assert_msg(y == 1.5f, "%s %s: got %.9g, want 1.5", all_fns[f].name, dtype_name(w.dtype), y);
         }
         free(bits);
@@ -194,7 +194,7 @@ START_TEST(test_hand_tail) {
             float y[2] = {0};
             char name[64];
             snprintf(name, sizeof name, "%s %s", all_fns[f].name, dtype_name(all_dtypes[d]));
-            all_fns[f].fn(&w.t, x, 1, y);
+            all_fns[f].fn(x, &w.t, 1, y);
             ck_assert_msg(compare_f32(name, "2", y, want, 2, 0, 0, NULL), "%s differs from the hand result",
                           name);
         }
@@ -237,8 +237,8 @@ START_TEST(test_fast_vs_reference) {
                         float *wv = random_floats(out * in), *x = random_floats(T * in);
                         Weight w;
                         weight_init(&w, all_dtypes[d], out, in, wv);
-                        linear_ref(&w.t, x, T, want + at);   /* [T, out] */
-                        all_fns[f].fn(&w.t, x, T, got + at); /* [T, out] */
+                        linear_ref(x, &w.t, T, want + at);   /* [T, out] */
+                        all_fns[f].fn(x, &w.t, T, got + at); /* [T, out] */
                         error_bounds(&w.t, x, T, bound + at);
                         at += T * out;
                         weight_free(&w);
@@ -264,9 +264,9 @@ START_TEST(test_real_shapes) {
         double *bound = xmalloc((size_t)(T * out) * sizeof *bound);
         Weight w;
         weight_init(&w, DTYPE_BF16, out, in, wv);
-        linear_ref(&w.t, x, T, want);
+        linear_ref(x, &w.t, T, want);
         error_bounds(&w.t, x, T, bound);
-        linear_batch(&w.t, x, T, got);
+        linear_batch(x, &w.t, T, got);
         char shape[64];
         snprintf(shape, sizeof shape, "%lld x %lld", (long long)T, (long long)out);
         ck_assert(within_bounds("linear_batch BF16", shape, got, want, bound, T * out));
@@ -290,9 +290,9 @@ START_TEST(test_batch_row_equals_one_token) {
                   *one = xmalloc((size_t)out * sizeof *one);
             Weight w;
             weight_init(&w, all_dtypes[d], out, in, wv);
-            linear_batch(&w.t, x, T, batch);
+            linear_batch(x, &w.t, T, batch);
             for (int64_t t = 0; t < T; t++) {
-                linear(&w.t, x + t * in, one);
+                linear(x + t * in, &w.t, one);
                 ck_assert_msg(memcmp(one, batch + t * out, (size_t)out * sizeof *one) == 0,
                               "%s T=%lld: batch row %lld differs from linear() on that token",
                               dtype_name(all_dtypes[d]), (long long)T, (long long)t);
@@ -319,7 +319,7 @@ START_TEST(test_thread_count) {
             for (int n = 1; n <= 3; n++) {
                 omp_set_num_threads(n);
                 y[n - 1] = xmalloc((size_t)(T * out) * sizeof(float));
-                (portable ? linear_batch_portable : linear_batch)(&w.t, x, T, y[n - 1]);
+                (portable ? linear_batch_portable : linear_batch)(x, &w.t, T, y[n - 1]);
             }
             for (int n = 2; n <= 3; n++)
                 ck_assert_msg(memcmp(y[0], y[n - 1], (size_t)(T * out) * sizeof(float)) == 0,
@@ -344,9 +344,9 @@ START_TEST(test_inside_parallel_region) {
     weight_init(&w, DTYPE_BF16, out, in, wv);
     float *outside = xmalloc((size_t)(T * out) * sizeof(float));
     float *inside = xmalloc((size_t)(2 * T * out) * sizeof(float)); /* [2 threads, T, out] */
-    linear_batch(&w.t, x, T, outside);
+    linear_batch(x, &w.t, T, outside);
 #pragma omp parallel num_threads(2)
-    linear_batch(&w.t, x, T, inside + omp_get_thread_num() * T * out);
+    linear_batch(x, &w.t, T, inside + omp_get_thread_num() * T * out);
     for (int n = 0; n < 2; n++)
         ck_assert_msg(memcmp(outside, inside + n * T * out, (size_t)(T * out) * sizeof(float)) == 0,
                       "call from thread %d inside a parallel region differs", n);
@@ -369,10 +369,10 @@ START_TEST(test_unaligned_weights) {
     Tensor moved = w.t;
     moved.data = shifted + 1;
     float *a = xmalloc((size_t)(T * out) * sizeof *a), *b = xmalloc((size_t)(T * out) * sizeof *b);
-    linear_batch(&w.t, x, T, a);
-    linear_batch(&moved, x, T, b);
+    linear_batch(x, &w.t, T, a);
+    linear_batch(x, &moved, T, b);
     ck_assert_msg(memcmp(a, b, (size_t)(T * out) * sizeof *a) == 0, "result depends on the weights' address");
-    linear(&moved, x, b);
+    linear(x, &moved, b);
     ck_assert_msg(memcmp(a, b, (size_t)out * sizeof *a) == 0,
                   "linear() result depends on the weights' address");
     free(shifted), free(a), free(b), free(wv), free(x);

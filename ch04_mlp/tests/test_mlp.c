@@ -43,7 +43,7 @@ START_TEST(test_by_hand) {
     float y[2];
     MlpActs a;
     mlp_acts_init(&a, &w.d, 1);
-    mlp_forward(&w, &a, x, 1, y);
+    mlp_forward(&w, &a, x, 1, y, PATH_FAST);
     const float *gate = a.gate, *up = a.up, *act = a.act;
     const float want_gate[3] = {1, 2, -3}, want_up[3] = {2, 3, 6};
     const float want_act[3] = {1.4621172f, 5.2847825f, -0.8536657f}, want_y[2] = {5.8932339f, 2.3157829f};
@@ -61,7 +61,7 @@ START_TEST(test_by_hand) {
     g.dtype = u.dtype = d.dtype = DTYPE_BF16;
     g.data = bg, u.data = bu, d.data = bd;
     float yb[2];
-    mlp_forward(&w, &a, x, 1, yb);
+    mlp_forward(&w, &a, x, 1, yb, PATH_FAST);
     ck_assert(compare_f32("out, BF16 weights", "2", yb, y, 2, 0, 0, NULL));
     mlp_acts_free(&a);
 }
@@ -87,7 +87,7 @@ START_TEST(test_vs_golden) {
         char name[64];
         snprintf(name, sizeof name, "layer.%d.post_norm", i);
         const float *x = golden_f32(&f.golden, name, (int64_t)T * H); /* [T, H]: the MLP's input in layer i */
-        mlp_forward(&f.model.layers[i].mlp, &a, x, T, y);
+        mlp_forward(&f.model.layers[i].mlp, &a, x, T, y, PATH_FAST);
         /* The golden is float64 math on the same stored weights. Ours sums H = 64
          * (gate, up) or I = 128 (down) float32 products of size ~0.1-1 each: the
          * rounding error is a few 1e-7 relative to the sum of |products| (~1-3),
@@ -131,16 +131,15 @@ START_TEST(test_batch_equals_single) {
     snprintf(shape, sizeof shape, "%d x %d", T, H);
     MlpActs a, fresh;
     mlp_acts_init(&a, &w->d, T);
-    mlp_forward(w, &a, x, T, all);
-    for (int t = 0; t < T; t++) mlp_forward(w, &a, x + (size_t)t * H, 1, one + (size_t)t * H);
+    mlp_forward(w, &a, x, T, all, PATH_FAST);
+    for (int t = 0; t < T; t++) mlp_forward(w, &a, x + (size_t)t * H, 1, one + (size_t)t * H, PATH_FAST);
     ck_assert(compare_f32("batch vs one token at a time", shape, all, one, (int64_t)T * H, 0, 0, NULL));
     mlp_acts_init(&fresh, &w->d, T);
-    mlp_forward(w, &fresh, x, T, one);
+    mlp_forward(w, &fresh, x, T, one, PATH_FAST);
     ck_assert(compare_f32("used vs fresh buffers", shape, all, one, (int64_t)T * H, 0, 0, NULL));
     /* The readable path sums the products one after another in float32, the kernels
      * in 16 lanes: over mid's 3584-long rows the two orders differ by up to 5e-6. */
-    fresh.reference = true;
-    mlp_forward(w, &fresh, x, T, one);
+    mlp_forward(w, &fresh, x, T, one, PATH_READABLE);
     ck_assert(compare_f32("reference path vs kernels", shape, one, all, (int64_t)T * H,
                           f.size == GOLDEN_MID ? 2e-5 : 1e-6, 1e-5, NULL));
     mlp_acts_free(&a), mlp_acts_free(&fresh);

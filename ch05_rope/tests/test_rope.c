@@ -132,7 +132,7 @@ START_TEST(test_attention_q_k_vs_golden) {
     for (int i = 0; i < c->num_hidden_layers && layer < 0; i++)
         if (c->layer_types[i] == LAYER_FULL_ATTENTION) layer = i;
     ck_assert_msg(layer >= 0, "the %s checkpoint has no full-attention layer", f.name);
-    const AttentionWeights *aw = &f.model.layers[layer].self_attn.w;
+    const AttnWeights *aw = &f.model.layers[layer].self_attn.w;
     int T = (int)st_find(&f.golden, "ids")->numel, H = c->hidden_size, d = c->head_dim;
     int Hq = c->num_attention_heads, Hkv = c->num_key_value_heads;
     float eps = (float)c->rms_norm_eps;

@@ -69,17 +69,17 @@ typedef struct {
 static void run_layer(void *p) {
     Ctx *c = p;
     c->kv->len = c->len0;
-    attn_forward(c->at, c->acts, c->kv, c->rope, c->x, c->T, c->y);
+    attn_forward(c->at, c->acts, c->x, c->T, c->kv, c->rope, c->y, PATH_FAST);
 }
 
 /* Only the four projections the layer makes for T tokens. */
 static void run_projections(void *p) {
     Ctx *c = p;
-    const AttentionWeights *w = &c->at->w;
-    linear_batch(w->q_proj, c->x, c->T, c->scratch);
-    linear_batch(w->k_proj, c->x, c->T, c->scratch);
-    linear_batch(w->v_proj, c->x, c->T, c->scratch);
-    linear_batch(w->o_proj, c->scratch, c->T, c->y); /* input of the right width: [T, Hq·d] */
+    const AttnWeights *w = &c->at->w;
+    linear_batch(c->x, w->q_proj, c->T, c->scratch);
+    linear_batch(c->x, w->k_proj, c->T, c->scratch);
+    linear_batch(c->x, w->v_proj, c->T, c->scratch);
+    linear_batch(c->scratch, w->o_proj, c->T, c->y); /* input of the right width: [T, Hq·d] */
 }
 
 int main(int argc, char **argv) {
@@ -95,10 +95,9 @@ int main(int argc, char **argv) {
     Tensor q = bf16_weight("q_proj", 4096, 1024), k = bf16_weight("k_proj", 512, 1024),
            v = bf16_weight("v_proj", 512, 1024), o = bf16_weight("o_proj", 1024, 2048),
            qn = bf16_weight("q_norm", 256, 0), kn = bf16_weight("k_norm", 256, 0);
-    AttentionWeights w = {&q, &k, &v, &o, &qn, &kn};
+    AttnWeights w = {&q, &k, &v, &o, &qn, &kn};
     Attention at;
-    Error err;
-    if (!attn_init(&at, &c, &w, &err)) die("%s", err.msg);
+    attn_from_weights(&at, &c, &w);
     double weight_bytes = (double)(q.numel + k.numel + v.numel + o.numel + qn.numel + kn.numel) * 2;
     RopeTable rope;
     rope_init_config(&rope, &c, 0);
@@ -138,7 +137,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < ARRAY_LEN(contexts); i++) {
         one.len0 = contexts[i];
         double total = best_of(20, run_layer, &one);
-        double cache_bytes = (double)contexts[i] * kv_bytes_per_token(&kv);
+        double cache_bytes = (double)contexts[i] * attn_kv_bytes_per_token(&at.d);
         printf("  after %5d tokens: %.3f ms per token; cache %5.1f MB (%.2f× the weights), attention itself "
                "%.0f%%\n",
                contexts[i], total * 1e3, cache_bytes / 1e6, cache_bytes / weight_bytes,

@@ -103,9 +103,9 @@ static void time_c(const DeltaNet *dn, const float *x, int T, Row *row) {
     int reps = T > 64 ? 50 : 300, warm = T > 64 ? 3 : 20;
     double *ms = xmalloc(sizeof(double) * reps);
     for (int r = -warm; r < reps; r++) {
-        dn_state_reset(&st, d);
+        dn_state_reset(&st);
         double t0 = now_seconds();
-        dn_forward(dn, &a, &st, x, T, y);
+        dn_forward(dn, &a, x, T, &st, y, PATH_FAST);
         if (r >= 0) ms[r] = (now_seconds() - t0) * 1e3;
     }
     row->layer = summarize(ms, reps);
@@ -113,11 +113,11 @@ static void time_c(const DeltaNet *dn, const float *x, int T, Row *row) {
     for (int64_t i = 0; i < (int64_t)T * d->hidden; i++) row->c_sum_abs += fabs(y[i]);
     for (int r = -warm; r < reps; r++) {
         double t0 = now_seconds();
-        linear_batch(w->in_proj_qkv, x, T, a.qkv);
-        linear_batch(w->in_proj_z, x, T, a.z);
-        linear_batch(w->in_proj_b, x, T, a.beta);
-        linear_batch(w->in_proj_a, x, T, a.g);
-        linear_batch(w->out_proj, a.normed, T, y);
+        linear_batch(x, w->in_proj_qkv, T, a.qkv);
+        linear_batch(x, w->in_proj_z, T, a.z);
+        linear_batch(x, w->in_proj_b, T, a.beta);
+        linear_batch(x, w->in_proj_a, T, a.g);
+        linear_batch(a.normed, w->out_proj, T, y);
         if (r >= 0) ms[r] = (now_seconds() - t0) * 1e3;
     }
     row->proj = summarize(ms, reps);
@@ -138,7 +138,7 @@ static Timing time_decode(const DeltaNet *dn, const float *x, int n) {
     double *ms = xmalloc(sizeof(double) * n);
     for (int t = 0; t < n; t++) {
         double t0 = now_seconds();
-        dn_forward(dn, &a, &st, x + (size_t)t * d->hidden, 1, y);
+        dn_forward(dn, &a, x + (size_t)t * d->hidden, 1, &st, y, PATH_FAST);
         ms[t] = (now_seconds() - t0) * 1e3;
     }
     Timing r = summarize(ms + n / 4, n - n / 4); /* the first quarter warms up */

@@ -130,7 +130,7 @@ static double prefill_macs(const Model *m, int64_t T) {
         const MlpWeights *mw = &l->mlp.w;
         per_token += (double)(mw->gate_proj->numel + mw->up_proj->numel + mw->down_proj->numel);
         if (l->type == LAYER_FULL_ATTENTION) {
-            const AttentionWeights *w = &l->self_attn.w;
+            const AttnWeights *w = &l->self_attn.w;
             per_token += (double)(w->q_proj->numel + w->k_proj->numel + w->v_proj->numel + w->o_proj->numel);
             attn += (double)l->self_attn.d.n_heads * l->self_attn.d.head_dim * (double)T * (double)(T + 1);
         } else {
@@ -185,7 +185,7 @@ static void time_prefill(const Model *m, RunState *s, const int *ids, Prefill *p
     double t[PREFILL_RUNS], spent = 0;
     int n = 0;
     while (n < PREFILL_RUNS && (n == 0 || spent + t[n - 1] < PREFILL_BUDGET)) {
-        run_reset(s, m);
+        run_reset(s);
         double t0 = now_seconds();
         forward(m, s, ids, p->T);
         t[n] = now_seconds() - t0;
@@ -202,7 +202,7 @@ static void time_decode(const Model *m, RunState *s, const int *ids, Decode *d) 
     double t[DECODE_TOKENS], total = 0;
     d->after = (int)s->pos;
     for (int k = 0; k < DECODE_TOKENS; k++) {
-        if (k == DECODE_TOKENS / 2) d->bytes = (double)(model_weight_bytes(m) + run_state_bytes(s, m));
+        if (k == DECODE_TOKENS / 2) d->bytes = (double)(model_weight_bytes(m) + run_state_bytes(s));
         double t0 = now_seconds();
         forward(m, s, &ids[s->pos], 1);
         t[k] = now_seconds() - t0;
@@ -362,7 +362,7 @@ int main(int argc, char **argv) {
             Decode *d = &dec[i == 0 ? 0 : 1];
             time_decode(&m, &s, ids, d);
         }
-        double st = (double)run_state_bytes(&s, &m);
+        double st = (double)run_state_bytes(&s);
         if (st > state_max) state_max = st;
     }
     measure_machine(&yard);

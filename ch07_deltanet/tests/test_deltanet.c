@@ -345,7 +345,7 @@ static void check_layer(const GoldenFixture *f, int layer, const char *prefix_in
     dn_acts_init(&a, d, T);
     dn_state_init(&st, d);
     float *y = xmalloc(sizeof(float) * T * d->hidden);
-    dn_forward(dn, &a, &st, x, T, y);
+    dn_forward(dn, &a, x, T, &st, y, PATH_FAST);
 
     double atol = f->size == GOLDEN_MID ? MID_ATOL : ATOL;
     bool ok = true;
@@ -423,7 +423,7 @@ static float *run_in_pieces(const DeltaNet *dn, const float *x, int T, const int
     dn_acts_init(&a, d, T);
     int t = 0;
     for (int p = 0; p < n_pieces; p++) {
-        dn_forward(dn, &a, st, x + (size_t)t * d->hidden, lens[p], y + (size_t)t * d->hidden);
+        dn_forward(dn, &a, x + (size_t)t * d->hidden, lens[p], st, y + (size_t)t * d->hidden, PATH_FAST);
         t += lens[p];
     }
     dn_acts_free(&a);
@@ -535,17 +535,16 @@ START_TEST(reset_state_is_a_fresh_start) {
     DeltaNetState st;
     dn_acts_init(&a, &dn.d, T);
     dn_state_init(&st, &dn.d);
-    dn_forward(&dn, &a, &st, x, T, y1);
-    dn_state_reset(&st, &dn.d);
-    dn_forward(&dn, &a, &st, x, T, y2);
+    dn_forward(&dn, &a, x, T, &st, y1, PATH_FAST);
+    dn_state_reset(&st);
+    dn_forward(&dn, &a, x, T, &st, y2, PATH_FAST);
     ck_assert(memcmp(y1, y2, sizeof(float) * T * dn.d.hidden) == 0);
     ck_assert(
         compare_f32("fresh pass vs reference", NULL, y1, want, (int64_t)T * dn.d.hidden, atol, RTOL, NULL));
     /* The readable path (linear_ref, causal_conv_silu_ref, delta_rule_ref,
      * gated_rmsnorm): the reference's numbers as well, within the same tolerance. */
-    a.reference = true;
-    dn_state_reset(&st, &dn.d);
-    dn_forward(&dn, &a, &st, x, T, y2);
+    dn_state_reset(&st);
+    dn_forward(&dn, &a, x, T, &st, y2, PATH_READABLE);
     ck_assert(compare_f32("reference path vs reference", NULL, y2, want, (int64_t)T * dn.d.hidden, atol, RTOL,
                           NULL));
     /* the readable linear_ref sums one product after another in float32, the kernels

@@ -250,7 +250,7 @@ START_TEST(reset_starts_a_new_text) {
     ck_assert(model_forward(m, &s, ids, T, NULL, &err)); /* the text read twice: different logits */
     ck_assert_int_eq(s.pos, 2 * T);
     ck_assert(memcmp(first, s.logits, sizeof(float) * V) != 0);
-    run_reset(&s, m);
+    run_reset(&s);
     ck_assert_int_eq(s.pos, 0);
     ck_assert(model_forward(m, &s, ids, T, NULL, &err));
     ck_assert(compare_f32("after run_reset", NULL, s.logits, first, V, 0, 0, NULL));
@@ -272,7 +272,7 @@ START_TEST(reference_path_agrees) {
     float *slow = xmalloc(sizeof(float) * (size_t)T * V);
     RunState s;
     run_init(&s, m, 128);
-    s.reference = true;
+    s.path = PATH_READABLE;
     ModelTrace tr = {.logits = slow};
     Error err;
     ck_assert(model_forward(m, &s, ids, T, &tr, &err));
@@ -316,11 +316,11 @@ START_TEST(state_size) {
     /* the tiny model: 3 DeltaNet layers of 4 tables of 16 × 16 plus a conv history of
      * 3 × 128, and 1 attention layer of 2 × 2 heads × 32 floats per token */
     int64_t fixed = 3 * (4 * 16 * 16 + 3 * 128) * 4, per_token = 2 * 2 * 32 * 4;
-    ck_assert_int_eq(run_state_bytes(&s, m), fixed);
+    ck_assert_int_eq(run_state_bytes(&s), fixed);
     int ids[5] = {1, 2, 3, 4, 5};
     Error err;
     ck_assert(model_forward(m, &s, ids, 5, NULL, &err));
-    ck_assert_int_eq(run_state_bytes(&s, m), fixed + 5 * per_token);
+    ck_assert_int_eq(run_state_bytes(&s), fixed + 5 * per_token);
     ck_assert_int_eq(model_param_count(m), 249544); /* by hand in ch01_weights/tests/test_checkpoint.c */
     ck_assert_int_eq(c->num_hidden_layers, 4);
     run_free(&s);

@@ -318,15 +318,15 @@ static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float 
     }
 }
 
-void linear(const Tensor *w, const float *x, float *y) {
+void linear(const float *x, const Tensor *w, float *y) {
     walk(tiles_for(w->dtype, 0), tiles_for(DTYPE_F32, 0), w, x, 1, y);
 }
 
-void linear_batch(const Tensor *w, const float *x, int64_t T, float *y) {
+void linear_batch(const float *x, const Tensor *w, int64_t T, float *y) {
     walk(tiles_for(w->dtype, 0), tiles_for(DTYPE_F32, 0), w, x, T, y);
 }
 
-void linear_batch_portable(const Tensor *w, const float *x, int64_t T, float *y) {
+void linear_batch_portable(const float *x, const Tensor *w, int64_t T, float *y) {
     walk(tiles_for(w->dtype, 1), tiles_for(DTYPE_F32, 1), w, x, T, y);
 }
 

@@ -9,50 +9,13 @@
 #include "activations.h"
 #include "linear.h"
 #include "norm.h"
+#include "workbook/buffers.h"
 #include "workbook/util.h"
 
-/* ---- checking the weights against the config -------------------------------- */
-
-static bool check_shape(const Tensor *t, const char *what, int64_t d0, int64_t d1, Error *err) {
-    if (!t) return error_set(err, "attention: weight %s is missing", what);
-    int ndim = d1 < 0 ? 1 : 2;
-    bool ok = t->ndim == ndim && t->shape[0] == d0 && (ndim == 1 || t->shape[1] == d1);
-    if (!ok) {
-        char got[96];
-        if (ndim == 1)
-            return error_set(err, "%s: attention weight %s has shape %s, but the config implies [%lld]",
-                             t->file, t->name, shape_str(t, got, sizeof got), (long long)d0);
-        return error_set(err, "%s: attention weight %s has shape %s, but the config implies [%lld, %lld]",
-                         t->file, t->name, shape_str(t, got, sizeof got), (long long)d0, (long long)d1);
-    }
-    return true;
-}
-
-bool attn_init(Attention *at, const Config *c, const AttentionWeights *w, Error *err) {
-    memset(at, 0, sizeof *at);
-    if (c->num_attention_heads <= 0 || c->num_key_value_heads <= 0 || c->head_dim <= 0 || c->hidden_size <= 0)
-        return error_set(err,
-                         "attention: heads (%d query, %d key/value), head_dim %d and hidden_size %d must be "
-                         "positive",
-                         c->num_attention_heads, c->num_key_value_heads, c->head_dim, c->hidden_size);
-    if (c->num_attention_heads % c->num_key_value_heads != 0)
-        return error_set(err, "attention: %d query heads cannot share %d key/value heads evenly",
-                         c->num_attention_heads, c->num_key_value_heads);
-    int64_t H = c->hidden_size, Hq = c->num_attention_heads, Hkv = c->num_key_value_heads, d = c->head_dim;
-    if (Hq * 2 * d > CONFIG_MAX_WIDTH ||
-        H > CONFIG_MAX_WIDTH) /* cfg_parse refuses these; a config made by hand */
-        return error_set(err, "attention: %lld heads of %lld dims (hidden %lld) are wider than %d",
-                         (long long)Hq, (long long)d, (long long)H, CONFIG_MAX_WIDTH);
-    if (!check_shape(w->q_proj, "q_proj", Hq * 2 * d, H, err) || /* per head d query + d gate rows */
-        !check_shape(w->k_proj, "k_proj", Hkv * d, H, err) ||
-        !check_shape(w->v_proj, "v_proj", Hkv * d, H, err) ||
-        !check_shape(w->o_proj, "o_proj", H, Hq * d, err) || !check_shape(w->q_norm, "q_norm", d, -1, err) ||
-        !check_shape(w->k_norm, "k_norm", d, -1, err))
-        return false;
-    attn_dims(&at->d, c);
-    at->w = *w;
-    return true;
-}
+enum {
+    KV_START = 16,     /* rows a KV cache starts with, then doubles */
+    SCORES_START = 64, /* scores a thread's rows start with, then double */
+};
 
 void attn_dims(AttnDims *d, const Config *c) {
     *d = (AttnDims){.hidden = c->hidden_size,
@@ -63,10 +26,15 @@ void attn_dims(AttnDims *d, const Config *c) {
                     .eps = (float)c->rms_norm_eps};
 }
 
+void attn_from_weights(Attention *at, const Config *c, const AttnWeights *w) {
+    attn_dims(&at->d, c);
+    at->w = *w;
+}
+
 bool attn_load(Attention *at, const Checkpoint *ck, int layer, Error *err) {
     const Config *c = &ck->config;
     int64_t H = c->hidden_size, Hq = c->num_attention_heads, Hkv = c->num_key_value_heads, d = c->head_dim;
-    AttentionWeights w;
+    AttnWeights w;
     if (!(w.q_proj =
               ckpt_layer_tensor(ck, layer, "self_attn.q_proj.weight", 2, (int64_t[]){Hq * 2 * d, H}, err)) ||
         !(w.k_proj =
@@ -78,25 +46,32 @@ bool attn_load(Attention *at, const Checkpoint *ck, int layer, Error *err) {
         !(w.q_norm = ckpt_layer_tensor(ck, layer, "self_attn.q_norm.weight", 1, (int64_t[]){d}, err)) ||
         !(w.k_norm = ckpt_layer_tensor(ck, layer, "self_attn.k_norm.weight", 1, (int64_t[]){d}, err)))
         return false;
-    return attn_init(at, c, &w, err);
+    attn_from_weights(at, c, &w);
+    return true;
 }
 
 int64_t attn_param_count(const Attention *at) {
-    const AttentionWeights *w = &at->w;
+    const AttnWeights *w = &at->w;
     return w->q_proj->numel + w->k_proj->numel + w->v_proj->numel + w->o_proj->numel + w->q_norm->numel +
            w->k_norm->numel;
 }
 
 /* ---- the KV cache ------------------------------------------------------------ */
 
+/* Room for n tokens in total, keeping what is stored (doubling, so appending one
+ * token at a time costs O(1) on average). */
+static void kv_reserve(KVCache *kv, int n) {
+    if (n <= kv->cap) return;
+    int cap = (int)grow_capacity(kv->cap ? kv->cap : KV_START, n);
+    size_t row = (size_t)kv->n_kv_heads * kv->head_dim;          /* floats per token: Hkv · d */
+    kv->k = xrealloc(kv->k, (size_t)cap * row * sizeof(float)); /* [cap, Hkv, d] */
+    kv->v = xrealloc(kv->v, (size_t)cap * row * sizeof(float)); /* [cap, Hkv, d] */
+    kv->cap = cap;
+}
+
 void kv_init(KVCache *kv, const AttnDims *d, int reserve) {
     *kv = (KVCache){.n_kv_heads = d->n_kv_heads, .head_dim = d->head_dim};
-    if (reserve > 0) {
-        size_t row = (size_t)kv->n_kv_heads * kv->head_dim;     /* floats per token: Hkv · d */
-        kv->k = xmalloc((size_t)reserve * row * sizeof(float)); /* [reserve, Hkv, d] */
-        kv->v = xmalloc((size_t)reserve * row * sizeof(float)); /* [reserve, Hkv, d] */
-        kv->cap = reserve;
-    }
+    kv_reserve(kv, reserve);
 }
 
 void kv_free(KVCache *kv) {
@@ -111,20 +86,8 @@ size_t attn_kv_bytes_per_token(const AttnDims *d) {
     return 2 * (size_t)d->n_kv_heads * d->head_dim * sizeof(float); /* K and V */
 }
 
-size_t kv_bytes_per_token(const KVCache *kv) {
-    return 2 * (size_t)kv->n_kv_heads * kv->head_dim * sizeof(float);
-}
-
-/* Room for n tokens in total, keeping what is stored (doubling, so appending one
- * token at a time costs O(1) on average). */
-static void kv_reserve(KVCache *kv, int n) {
-    if (n <= kv->cap) return;
-    int cap = kv->cap ? kv->cap : 16;
-    while (cap < n) cap = cap > (1 << 29) ? n : cap * 2;
-    size_t row = (size_t)kv->n_kv_heads * kv->head_dim;
-    kv->k = xrealloc(kv->k, (size_t)cap * row * sizeof(float)); /* [cap, Hkv, d] */
-    kv->v = xrealloc(kv->v, (size_t)cap * row * sizeof(float)); /* [cap, Hkv, d] */
-    kv->cap = cap;
+int64_t kv_bytes_used(const KVCache *kv) {
+    return (int64_t)kv->len * 2 * kv->n_kv_heads * kv->head_dim * (int64_t)sizeof(float);
 }
 
 void kv_append(KVCache *kv, const float *k, const float *v, int n) {
@@ -194,62 +157,70 @@ static void attend_group(const float *q, int G, const float *K, const float *V, 
     }
 }
 
+/* AttnActs's buffers for cap tokens: the one place their sizes are written. (The
+ * scores grow with the context instead: reserve_scores.) */
+static int attn_buffers(AttnActs *a, const AttnDims *d, int64_t cap, BufferSpec *b) {
+    uint64_t qd = size_mul((uint64_t)cap, (uint64_t)d->n_heads * d->head_dim);    /* [cap, Hq, d] */
+    uint64_t kvd = size_mul((uint64_t)cap, (uint64_t)d->n_kv_heads * d->head_dim); /* [cap, Hkv, d] */
+    int n = 0;
+    b[n++] = (BufferSpec){&a->qg, size_mul(2, qd)}; /* [cap, Hq, 2d] */
+    b[n++] = (BufferSpec){&a->q_raw, qd};
+    b[n++] = (BufferSpec){&a->gate, qd};
+    b[n++] = (BufferSpec){&a->q, qd};
+    b[n++] = (BufferSpec){&a->k, kvd};
+    b[n++] = (BufferSpec){&a->v, kvd};
+    b[n++] = (BufferSpec){&a->attn, qd};
+    b[n++] = (BufferSpec){&a->gated, qd};
+    return n;
+}
+enum { ATTN_BUFFERS = 8 };
+
 void attn_acts_init(AttnActs *a, const AttnDims *d, int cap) {
-    size_t T = (size_t)cap, qd = (size_t)d->n_heads * d->head_dim, kvd = (size_t)d->n_kv_heads * d->head_dim;
-    *a = (AttnActs){.cap = cap,
-                    .qg = xaligned_alloc(T * 2 * qd * sizeof(float)),
-                    .q_raw = xaligned_alloc(T * qd * sizeof(float)),
-                    .gate = xaligned_alloc(T * qd * sizeof(float)),
-                    .q = xaligned_alloc(T * qd * sizeof(float)),
-                    .k = xaligned_alloc(T * kvd * sizeof(float)),
-                    .v = xaligned_alloc(T * kvd * sizeof(float)),
-                    .attn = xaligned_alloc(T * qd * sizeof(float)),
-                    .gated = xaligned_alloc(T * qd * sizeof(float))};
+    BufferSpec b[ATTN_BUFFERS];
+    *a = (AttnActs){.cap = cap};
+    a->memory = buffers_alloc(b, attn_buffers(a, d, cap, b));
 }
 
-/* The capacity a buffer that starts at start and doubles reaches for n (kv_reserve,
- * reserve_scores). */
-static int64_t grown(int64_t start, int64_t n) {
-    int64_t cap = start;
-    while (cap < n) cap = cap > (1 << 29) ? n : cap * 2;
-    return cap;
+/* The floats of every thread's rows of scores, for passes that read up to `positions`
+ * positions: a GQA group's rows per thread (reserve_scores). */
+static uint64_t score_floats(const AttnDims *d, int threads, int64_t positions) {
+    return size_mul((uint64_t)threads, (uint64_t)grow_capacity(SCORES_START, positions * d->group));
 }
 
 uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap, int64_t positions) {
-    uint64_t qd = (uint64_t)d->n_heads * (uint64_t)d->head_dim, kvd = (uint64_t)d->n_kv_heads * d->head_dim;
-    /* qg 2·qd; q_raw, gate, q, attn, gated qd each; k, v kvd each */
-    uint64_t per_token = size_add(size_mul(7, qd), size_mul(2, kvd));
-    uint64_t scores = size_mul((uint64_t)omp_get_max_threads(), (uint64_t)grown(64, positions * d->group));
-    return size_mul(size_add(size_mul((uint64_t)cap, per_token), scores), sizeof(float));
+    AttnActs a;
+    BufferSpec b[ATTN_BUFFERS];
+    uint64_t bytes = buffers_bytes(b, attn_buffers(&a, d, cap, b));
+    return size_add(bytes, size_mul(score_floats(d, omp_get_max_threads(), positions), sizeof(float)));
 }
 
 uint64_t kv_cache_bytes(const AttnDims *d, int64_t n) {
     uint64_t row = (uint64_t)d->n_kv_heads * (uint64_t)d->head_dim;
-    return size_mul(size_mul(2, size_mul((uint64_t)grown(16, n), row)), sizeof(float)); /* K and V */
+    return size_mul(size_mul(2, size_mul((uint64_t)grow_capacity(KV_START, n), row)), sizeof(float)); /* K, V */
 }
 
 void attn_acts_free(AttnActs *a) {
-    float *bufs[] = {a->qg, a->q_raw, a->gate, a->q, a->k, a->v, a->attn, a->gated, a->scores};
-    for (size_t i = 0; i < ARRAY_LEN(bufs); i++) free(bufs[i]);
+    free(a->memory);
+    free(a->scores);
     *a = (AttnActs){0};
 }
 
-/* Room for every thread's row of P scores (grows with the context, kept between calls). */
-static void reserve_scores(AttnActs *a, int P) {
+/* Room for every thread's rows of scores, a GQA group's worth each (grows with the
+ * context, kept between calls). */
+static void reserve_scores(AttnActs *a, const AttnDims *d, int P) {
     int threads = omp_get_max_threads();
-    if (P <= a->score_cap && threads <= a->score_threads) return;
-    int cap = a->score_cap ? a->score_cap : 64;
-    while (cap < P) cap = cap > (1 << 29) ? P : cap * 2;
+    int64_t need = (int64_t)P * d->group;
+    if (need <= a->score_floats && threads <= a->score_threads) return;
     free(a->scores);
-    a->scores = xaligned_alloc((size_t)threads * cap * sizeof(float));
-    a->score_cap = cap;
+    a->score_floats = grow_capacity(a->score_floats ? a->score_floats : SCORES_START, need);
     a->score_threads = threads;
+    a->scores = xaligned_alloc((size_t)threads * (size_t)a->score_floats * sizeof(float));
 }
 
-void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope, const float *x, int T,
-                  float *y) {
+void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCache *kv, RopeTable *rope,
+                  float *y, Path path) {
     const AttnDims *dm = &at->d;
-    const AttentionWeights *w = &at->w;
+    const AttnWeights *w = &at->w;
     int Hq = dm->n_heads, Hkv = dm->n_kv_heads, d = dm->head_dim;
     if (T <= 0) return;
     if (T > a->cap) die("attn_forward: buffers for %d tokens, called with %d", a->cap, T);
@@ -263,7 +234,7 @@ void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope
     size_t qd = (size_t)Hq * d, kvd = (size_t)Hkv * d;
 
     /* 1. project: q_proj gives per head [d query | d gate] */
-    project(w->q_proj, x, T, a->qg, a->reference); /* [T, Hq, 2d] */
+    project(x, w->q_proj, T, a->qg, path); /* [T, Hq, 2d] */
     for (int t = 0; t < T; t++)
         for (int h = 0; h < Hq; h++) {
             const float *block = a->qg + ((size_t)t * Hq + h) * 2 * d; /* head h's 2d numbers (512) */
@@ -271,8 +242,8 @@ void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope
             memcpy(a->q_raw + at_th, block, (size_t)d * sizeof(float));    /* first half: query */
             memcpy(a->gate + at_th, block + d, (size_t)d * sizeof(float)); /* second half: gate */
         }
-    project(w->k_proj, x, T, a->k, a->reference); /* [T, Hkv, d] */
-    project(w->v_proj, x, T, a->v, a->reference); /* [T, Hkv, d] */
+    project(x, w->k_proj, T, a->k, path); /* [T, Hkv, d] */
+    project(x, w->v_proj, T, a->v, path); /* [T, Hkv, d] */
 
     /* 2. q/k norm: every head's 256 numbers on their own, one shared weight per kind */
     rmsnorm(a->q, a->q_raw, (int64_t)T * Hq, d, w->q_norm, dm->eps);
@@ -291,11 +262,11 @@ void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope
      * group − 1 are consecutive). The pairs are independent, so they are spread over
      * the cores; each is always computed whole by one thread, so the thread count
      * never changes a result */
-    reserve_scores(a, P * dm->group);
+    reserve_scores(a, dm, P);
     float scale = 1.0f / sqrtf((float)d);
 #pragma omp parallel
     {
-        float *score = a->scores + (size_t)omp_get_thread_num() * a->score_cap; /* [group, P] */
+        float *score = a->scores + (size_t)omp_get_thread_num() * a->score_floats; /* [group, P] */
 #pragma omp for collapse(2) schedule(dynamic, 1)
         for (int g = 0; g < Hkv; g++)
             for (int t = 0; t < T; t++) {
@@ -310,5 +281,5 @@ void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope
     for (size_t i = 0; i < (size_t)T * qd; i++) a->gated[i] = a->attn[i] * sigmoidf(a->gate[i]);
 
     /* 8. back to the residual stream's width */
-    project(w->o_proj, a->gated, T, y, a->reference);
+    project(a->gated, w->o_proj, T, y, path);
 }

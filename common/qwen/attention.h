@@ -54,6 +54,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "linear.h"
 #include "rope.h"
 #include "tensor.h"
 #include "weights.h"
@@ -69,7 +70,7 @@ typedef struct {
     float eps;      /* 1e-6, for q_norm and k_norm */
 } AttnDims;
 
-/* The sizes from config.json (the checks are attn_init's). */
+/* The sizes from config.json (config.h's checks hold: Hq is a multiple of Hkv). */
 void attn_dims(AttnDims *d, const Config *c);
 
 /* The weights, views of the checkpoint's tensors. */
@@ -80,21 +81,21 @@ typedef struct {
     const Tensor *o_proj; /* [hidden, Hq·d] = [1024, 2048] */
     const Tensor *q_norm; /* [d] = [256]: zero-centred RMSNorm weight, shared by the query heads */
     const Tensor *k_norm; /* [d] = [256]: the same for the key heads */
-} AttentionWeights;
+} AttnWeights;
 
 /* One full-attention layer: its sizes and its weights. */
 typedef struct {
     AttnDims d;
-    AttentionWeights w;
+    AttnWeights w;
 } Attention;
 
 /* Layer i's attention from the checkpoint ("layers.{i}.self_attn.*"), every shape
  * checked against config.json. False with one line in err naming the tensor. */
 bool attn_load(Attention *a, const Checkpoint *ck, int layer, Error *err);
 
-/* The same from weights gathered by hand (tests): the sizes from c, w checked
- * against them. */
-bool attn_init(Attention *a, const Config *c, const AttentionWeights *w, Error *err);
+/* The same from weights gathered by hand (tests, benchmarks): the sizes from c, and
+ * w as given — the caller vouches for their shapes (attn_load checks them). */
+void attn_from_weights(Attention *a, const Config *c, const AttnWeights *w);
 
 /* Query head h reads key/value head h / (Hq / Hkv): heads 0–3 share KV head 0,
  * heads 4–7 KV head 1 (consecutive groups, as PyTorch's repeat_interleave). */
@@ -119,17 +120,17 @@ void kv_reset(KVCache *kv);
 /* Adds n tokens' keys and values (k, v: [n, Hkv, d]) after the ones stored, growing
  * the cache as needed. */
 void kv_append(KVCache *kv, const float *k, const float *v, int n);
-/* Bytes the cache grows by per token in fp32: 2 × Hkv × d × 4 = 4096 for 0.8B —
- * for a layer of these sizes, and for this cache. */
+/* Bytes a cache grows by per token in fp32, for a layer of these sizes: 2 (K and V)
+ * × Hkv × d × 4 = 4096 for 0.8B. */
 size_t attn_kv_bytes_per_token(const AttnDims *d);
-size_t kv_bytes_per_token(const KVCache *kv);
+/* Bytes of the rows in use: len tokens. */
+int64_t kv_bytes_used(const KVCache *kv);
 
 /* What one call works in, for up to cap new tokens. After attn_forward the buffers
  * hold that call's intermediates, named as --dump and reference/qwen35_reference.py
  * name them (layer.3.self_attn.<name>). */
 typedef struct {
     int cap;        /* new tokens the buffers hold */
-    bool reference; /* linear_ref instead of the fast kernels (the readable path) */
     float *qg;      /* [cap, Hq, 2d]  q_proj's output: per head d query numbers, then d gate numbers */
     float *q_raw;   /* [cap, Hq, d]   the query half, before q_norm */
     float *gate;    /* [cap, Hq, d]   the gate half, before the sigmoid */
@@ -142,27 +143,28 @@ typedef struct {
      * point probs at [Hq, T, P] floats (P = positions after the call) before calling.
      * Row t is zero beyond position len0 + t (the future is masked). */
     float *probs;
-    float *scores;     /* [score_threads, score_cap]: each thread's rows of scores (a GQA group's) */
-    int score_cap;     /* positions a row holds (grows with the context) */
-    int score_threads; /* rows */
+    void *memory;         /* the one allocation the buffers above (but probs) are carved from */
+    float *scores;        /* [score_threads, score_floats]: each thread's scores of a GQA group, */
+    int64_t score_floats; /*   group × positions; grows with the context */
+    int score_threads;
 } AttnActs;
 
 void attn_acts_init(AttnActs *a, const AttnDims *d, int cap);
 void attn_acts_free(AttnActs *a);
 
 /* What a demo adds up before it allocates (util.h's memory rule), saturating:
- * attn_acts_bytes — AttnActs for cap tokens plus the score rows of passes that read
- * up to `positions` positions (a group of query heads per thread, see attn_forward);
- * kv_cache_bytes — a KVCache grown to n tokens (as kv_reserve grows
- * it). probs, when asked for, is the caller's: Hq × T × P floats. */
+ * attn_acts_bytes — AttnActs for cap tokens plus the scores of passes that read up
+ * to `positions` positions (a GQA group's per thread, see attn_forward);
+ * kv_cache_bytes — a KVCache grown to n tokens (as it grows by doubling). probs,
+ * when asked for, is the caller's: Hq × T × P floats. */
 uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap, int64_t positions);
 uint64_t kv_cache_bytes(const AttnDims *d, int64_t n);
 
 /* Runs T ≤ a->cap new tokens through the layer. x: [T, hidden], y: [T, hidden].
  * The tokens sit at positions kv->len .. kv->len + T − 1; their keys and values are
  * appended to kv (which grows as needed) and rope is extended to cover them. */
-void attn_forward(const Attention *at, AttnActs *a, KVCache *kv, RopeTable *rope, const float *x, int T,
-                  float *y);
+void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCache *kv, RopeTable *rope,
+                  float *y, Path path);
 
 /* q, k, v and o projections and the two norm weights. */
 int64_t attn_param_count(const Attention *at);

@@ -9,6 +9,7 @@
 #include "activations.h"
 #include "linear.h"
 #include "norm.h"
+#include "workbook/buffers.h"
 #include "workbook/util.h"
 
 void dn_dims(DeltaNetDims *d, const Config *c) {
@@ -109,12 +110,47 @@ void causal_conv_silu_ref(const float *x, int T, int C, int kernel, const float 
 
 /* ---- the layer --------------------------------------------------------------- */
 
+/* The small weights as float32, converted once: each size written once. */
+static int dn_small_buffers(DeltaNet *dn, BufferSpec *b) {
+    const DeltaNetDims *d = &dn->d;
+    b[0] = (BufferSpec){&dn->taps, (uint64_t)d->kernel * (uint64_t)d->conv_dim}; /* [kernel, conv_dim] */
+    b[1] = (BufferSpec){&dn->norm_w, (uint64_t)d->dv};                           /* [dv] */
+    b[2] = (BufferSpec){&dn->neg_A, (uint64_t)d->n_v};                           /* [n_v] */
+    b[3] = (BufferSpec){&dn->dt_bias, (uint64_t)d->n_v};                         /* [n_v] */
+    return 4;
+}
+
+/* conv1d.weight is [conv_dim, 1, kernel], the taps of a channel together; the
+ * convolution wants tap j of every channel in one row. A_log becomes −exp(A_log),
+ * the head's fixed forgetting speed. */
+static void dn_convert_small(DeltaNet *dn) {
+    const DeltaNetDims *d = &dn->d;
+    const DeltaNetWeights *w = &dn->w;
+    BufferSpec b[4];
+    dn->memory = buffers_alloc(b, dn_small_buffers(dn, b));
+    for (int ch = 0; ch < d->conv_dim; ch++)
+        for (int j = 0; j < d->kernel; j++)
+            dn->taps[(size_t)j * d->conv_dim + ch] = tensor_get_f32(w->conv1d, (int64_t)ch * d->kernel + j);
+    tensor_read_f32(w->norm, 0, d->dv, dn->norm_w);
+    for (int h = 0; h < d->n_v; h++) {
+        dn->neg_A[h] = -expf(tensor_get_f32(w->A_log, h));
+        dn->dt_bias[h] = tensor_get_f32(w->dt_bias, h);
+    }
+}
+
+void dn_free(DeltaNet *dn) {
+    free(dn->memory);
+    dn->memory = NULL;
+    dn->taps = dn->norm_w = dn->neg_A = dn->dt_bias = NULL;
+}
+
 bool dn_load(DeltaNet *dn, const Checkpoint *ck, int layer, Error *err) {
+    memset(dn, 0, sizeof *dn);
     dn_dims(&dn->d, &ck->config);
     const DeltaNetDims *d = &dn->d;
     int64_t H = d->hidden, C = d->conv_dim, V = d->value_dim, Hv = d->n_v, K = d->kernel, dv = d->dv;
     DeltaNetWeights *w = &dn->w;
-    return (w->in_proj_qkv =
+    bool ok = (w->in_proj_qkv =
                 ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_qkv.weight", 2, (int64_t[]){C, H}, err)) &&
            (w->in_proj_z =
                 ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_z.weight", 2, (int64_t[]){V, H}, err)) &&
@@ -129,6 +165,8 @@ bool dn_load(DeltaNet *dn, const Checkpoint *ck, int layer, Error *err) {
            (w->norm = ckpt_layer_tensor(ck, layer, "linear_attn.norm.weight", 1, (int64_t[]){dv}, err)) &&
            (w->out_proj =
                 ckpt_layer_tensor(ck, layer, "linear_attn.out_proj.weight", 2, (int64_t[]){H, V}, err));
+    if (ok) dn_convert_small(dn);
+    return ok;
 }
 
 int64_t dn_param_count(const DeltaNet *dn) {
@@ -141,82 +179,80 @@ int64_t dn_param_count(const DeltaNet *dn) {
 }
 
 void dn_state_init(DeltaNetState *s, const DeltaNetDims *d) {
-    s->conv =
-        xaligned_alloc((size_t)(d->kernel - 1) * d->conv_dim * sizeof(float)); /* [kernel − 1, conv_dim] */
-    s->S = xaligned_alloc((size_t)d->n_v * d->dk * d->dv * sizeof(float));     /* [n_v, dk, dv] */
-    dn_state_reset(s, d);
+    *s = (DeltaNetState){.conv_floats = dn_conv_bytes(d) / sizeof(float),
+                         .table_floats = dn_table_bytes(d) / sizeof(float)};
+    BufferSpec b[2] = {{&s->conv, s->conv_floats}, {&s->S, s->table_floats}};
+    s->memory = buffers_alloc(b, 2);
+    dn_state_reset(s);
 }
 
-void dn_state_reset(DeltaNetState *s, const DeltaNetDims *d) {
-    memset(s->conv, 0, (size_t)(d->kernel - 1) * d->conv_dim * sizeof(float));
-    memset(s->S, 0, (size_t)d->n_v * d->dk * d->dv * sizeof(float));
+void dn_state_reset(DeltaNetState *s) {
+    memset(s->conv, 0, s->conv_floats * sizeof(float));
+    memset(s->S, 0, s->table_floats * sizeof(float));
     s->n_tokens = 0;
 }
 
 void dn_state_free(DeltaNetState *s) {
-    free(s->conv);
-    free(s->S);
+    free(s->memory);
     memset(s, 0, sizeof *s);
 }
 
+/* the tables [n_v, dk, dv] and the conv history [kernel − 1, conv_dim] */
 size_t dn_table_bytes(const DeltaNetDims *d) { return (size_t)d->n_v * d->dk * d->dv * sizeof(float); }
 size_t dn_conv_bytes(const DeltaNetDims *d) { return (size_t)(d->kernel - 1) * d->conv_dim * sizeof(float); }
 size_t dn_state_bytes(const DeltaNetDims *d) { return dn_table_bytes(d) + dn_conv_bytes(d); }
 
+/* DeltaNetActs's buffers for cap tokens: the one place their sizes are written. */
+static int dn_buffers(DeltaNetActs *a, const DeltaNetDims *d, int64_t cap, BufferSpec *b) {
+    uint64_t T = (uint64_t)cap;
+    int n = 0;
+    b[n++] = (BufferSpec){&a->qkv, size_mul(T, (uint64_t)d->conv_dim)};     /* [cap, conv_dim] */
+    b[n++] = (BufferSpec){&a->conv, size_mul(T, (uint64_t)d->conv_dim)};    /* [cap, conv_dim] */
+    b[n++] = (BufferSpec){&a->q, size_mul(T, (uint64_t)d->key_dim)};        /* [cap, n_k, dk] */
+    b[n++] = (BufferSpec){&a->k, size_mul(T, (uint64_t)d->key_dim)};        /* [cap, n_k, dk] */
+    b[n++] = (BufferSpec){&a->v, size_mul(T, (uint64_t)d->value_dim)};      /* [cap, n_v, dv] */
+    b[n++] = (BufferSpec){&a->beta, size_mul(T, (uint64_t)d->n_v)};         /* [cap, n_v] */
+    b[n++] = (BufferSpec){&a->g, size_mul(T, (uint64_t)d->n_v)};            /* [cap, n_v] */
+    b[n++] = (BufferSpec){&a->core, size_mul(T, (uint64_t)d->value_dim)};   /* [cap, n_v, dv] */
+    b[n++] = (BufferSpec){&a->z, size_mul(T, (uint64_t)d->value_dim)};      /* [cap, value_dim] */
+    b[n++] = (BufferSpec){&a->normed, size_mul(T, (uint64_t)d->value_dim)}; /* [cap, value_dim] */
+    return n;
+}
+enum { DN_BUFFERS = 10 };
+
 void dn_acts_init(DeltaNetActs *a, const DeltaNetDims *d, int cap) {
-    size_t T = (size_t)cap;
-    *a = (DeltaNetActs){.cap = cap,
-                        .qkv = xaligned_alloc(T * d->conv_dim * sizeof(float)),
-                        .conv = xaligned_alloc(T * d->conv_dim * sizeof(float)),
-                        .q = xaligned_alloc(T * d->key_dim * sizeof(float)),
-                        .k = xaligned_alloc(T * d->key_dim * sizeof(float)),
-                        .v = xaligned_alloc(T * d->value_dim * sizeof(float)),
-                        .beta = xaligned_alloc(T * d->n_v * sizeof(float)),
-                        .g = xaligned_alloc(T * d->n_v * sizeof(float)),
-                        .core = xaligned_alloc(T * d->value_dim * sizeof(float)),
-                        .z = xaligned_alloc(T * d->value_dim * sizeof(float)),
-                        .normed = xaligned_alloc(T * d->value_dim * sizeof(float)),
-                        .taps = xaligned_alloc((size_t)d->kernel * d->conv_dim * sizeof(float)),
-                        .norm_w = xaligned_alloc((size_t)d->dv * sizeof(float))};
+    BufferSpec b[DN_BUFFERS];
+    *a = (DeltaNetActs){.cap = cap};
+    a->memory = buffers_alloc(b, dn_buffers(a, d, cap, b));
 }
 
 uint64_t dn_acts_bytes(const DeltaNetDims *d, int64_t cap) {
-    /* qkv, conv: conv_dim; q, k: key_dim; v, core, z, normed: value_dim; beta, g: n_v */
-    uint64_t per_token =
-        size_add(size_add(size_mul(2, (uint64_t)d->conv_dim), size_mul(2, (uint64_t)d->key_dim)),
-                 size_add(size_mul(4, (uint64_t)d->value_dim), size_mul(2, (uint64_t)d->n_v)));
-    uint64_t fixed =
-        size_add(size_mul((uint64_t)d->kernel, (uint64_t)d->conv_dim), (uint64_t)d->dv); /* taps, norm_w */
-    return size_mul(size_add(size_mul((uint64_t)cap, per_token), fixed), sizeof(float));
+    DeltaNetActs a;
+    BufferSpec b[DN_BUFFERS];
+    return buffers_bytes(b, dn_buffers(&a, d, cap, b));
 }
 
 void dn_acts_free(DeltaNetActs *a) {
-    float *bufs[] = {a->qkv, a->conv, a->q, a->k,      a->v,    a->beta,
-                     a->g,   a->core, a->z, a->normed, a->taps, a->norm_w};
-    for (size_t i = 0; i < ARRAY_LEN(bufs); i++) free(bufs[i]);
+    free(a->memory);
     memset(a, 0, sizeof *a);
 }
 
-void dn_forward(const DeltaNet *dn, DeltaNetActs *a, DeltaNetState *state, const float *x, int T, float *y) {
+void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, DeltaNetState *state, float *y,
+                Path path) {
     const DeltaNetDims *d = &dn->d;
     const DeltaNetWeights *w = &dn->w;
     if (T > a->cap) die("dn_forward: buffers for %d tokens, called with %d", a->cap, T);
-    bool ref = a->reference;
+    bool ref = path == PATH_READABLE;
 
     /* The four projections of the token (all T tokens at once). */
-    project(w->in_proj_qkv, x, T, a->qkv, ref); /* [T, conv_dim] */
-    project(w->in_proj_z, x, T, a->z, ref);     /* [T, value_dim] */
-    project(w->in_proj_b, x, T, a->beta, ref);  /* [T, n_v], b before the sigmoid */
-    project(w->in_proj_a, x, T, a->g, ref);     /* [T, n_v], a before it becomes g */
+    project(x, w->in_proj_qkv, T, a->qkv, path); /* [T, conv_dim] */
+    project(x, w->in_proj_z, T, a->z, path);     /* [T, value_dim] */
+    project(x, w->in_proj_b, T, a->beta, path);  /* [T, n_v], b before the sigmoid */
+    project(x, w->in_proj_a, T, a->g, path);     /* [T, n_v], a before it becomes g */
 
     /* q, k and v are not projected directly: every channel first sees its own last
-     * kernel tokens through the causal convolution, then SiLU. conv1d.weight is
-     * [conv_dim, 1, kernel], the taps of a channel together; the convolution wants
-     * tap j of every channel in one row. */
-    for (int ch = 0; ch < d->conv_dim; ch++)
-        for (int j = 0; j < d->kernel; j++)
-            a->taps[(size_t)j * d->conv_dim + ch] = tensor_get_f32(w->conv1d, (int64_t)ch * d->kernel + j);
-    (ref ? causal_conv_silu_ref : causal_conv_silu)(a->qkv, T, d->conv_dim, d->kernel, a->taps, state->conv,
+     * kernel tokens through the causal convolution, then SiLU. */
+    (ref ? causal_conv_silu_ref : causal_conv_silu)(a->qkv, T, d->conv_dim, d->kernel, dn->taps, state->conv,
                                                     a->conv);
 
     /* Per token: split into q | k | v (heads of dk / dv consecutive numbers), make
@@ -235,10 +271,8 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, DeltaNetState *state, const
         memcpy(a->v + (size_t)t * d->value_dim, c + 2 * d->key_dim, (size_t)d->value_dim * sizeof(float));
         for (int h = 0; h < d->n_v; h++) {
             size_t i = (size_t)t * d->n_v + h;
-            float neg_A =
-                -expf(tensor_get_f32(w->A_log, h)); /* −exp(A_log): the head's fixed forgetting speed */
             a->beta[i] = sigmoidf(a->beta[i]);
-            a->g[i] = neg_A * softplusf(a->g[i] + tensor_get_f32(w->dt_bias, h));
+            a->g[i] = dn->neg_A[h] * softplusf(a->g[i] + dn->dt_bias[h]); /* −exp(A_log) · softplus(a + dt_bias) */
         }
     }
 
@@ -252,14 +286,13 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, DeltaNetState *state, const
     if (ref) {
         gated_rmsnorm(a->normed, a->core, a->z, (int64_t)T * d->n_v, d->dv, w->norm, d->eps);
     } else {
-        tensor_read_f32(w->norm, 0, d->dv, a->norm_w);
 #pragma omp parallel for schedule(static)
         for (int t = 0; t < T; t++) {
             size_t at = (size_t)t * d->value_dim;
-            gated_norm_heads(a->normed + at, a->core + at, a->z + at, a->norm_w, d->n_v, d->dv, d->eps);
+            gated_norm_heads(a->normed + at, a->core + at, a->z + at, dn->norm_w, d->n_v, d->dv, d->eps);
         }
     }
     /* And back to the residual stream. */
-    project(w->out_proj, a->normed, T, y, ref); /* [T, hidden] */
+    project(a->normed, w->out_proj, T, y, path); /* [T, hidden] */
     state->n_tokens += T;
 }

@@ -48,6 +48,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "linear.h"
 #include "tensor.h"
 #include "weights.h"
 #include "workbook/util.h"
@@ -91,29 +92,40 @@ typedef struct {
     const Tensor *out_proj;    /* [hidden, value_dim] = [1024, 2048] */
 } DeltaNetWeights;
 
-/* One linear-attention layer: its sizes and its weights. */
+/* One linear-attention layer: its sizes and its weights — the big ones as views of
+ * the checkpoint, the small ones also in float32, converted once when it is loaded. */
 typedef struct {
     DeltaNetDims d;
     DeltaNetWeights w;
+    float *taps;    /* [kernel, conv_dim]: conv1d.weight, tap-major (tap j of every channel in a row) */
+    float *norm_w;  /* [dv]: the gated RMSNorm's weight */
+    float *neg_A;   /* [n_v]: −exp(A_log), each head's fixed forgetting speed */
+    float *dt_bias; /* [n_v] */
+    void *memory;   /* the allocation of the four above */
 } DeltaNet;
 
 /* Layer i's Gated DeltaNet from the checkpoint ("layers.{i}.linear_attn.*"), every
- * shape checked against config.json. False with one line in err naming the tensor. */
+ * shape checked against config.json. False with one line in err naming the tensor.
+ * dn_free releases the converted small weights. */
 bool dn_load(DeltaNet *dn, const Checkpoint *ck, int layer, Error *err);
+void dn_free(DeltaNet *dn);
 
 /* Parameter count of one layer (every tensor, as the book's sum over parameters). */
 int64_t dn_param_count(const DeltaNet *dn);
 
 /* What the layer carries from one token to the next. */
 typedef struct {
-    float *conv;      /* [kernel − 1, conv_dim]: the last pre-conv qkv vectors, oldest first */
-    float *S;         /* [n_v, dk, dv]: the memory tables */
-    int64_t n_tokens; /* tokens seen so far */
+    float *conv;         /* [kernel − 1, conv_dim]: the last pre-conv qkv vectors, oldest first */
+    float *S;            /* [n_v, dk, dv]: the memory tables */
+    int64_t n_tokens;    /* tokens seen so far */
+    size_t conv_floats;  /* (kernel − 1) · conv_dim */
+    size_t table_floats; /* n_v · dk · dv */
+    void *memory;        /* the allocation of conv and S */
 } DeltaNetState;
 
 /* Empty tables and a zero conv history: the state before the first token. */
 void dn_state_init(DeltaNetState *s, const DeltaNetDims *d);
-void dn_state_reset(DeltaNetState *s, const DeltaNetDims *d);
+void dn_state_reset(DeltaNetState *s);
 void dn_state_free(DeltaNetState *s);
 /* Bytes of the state, fixed whatever the length: the n_v tables [dk, dv] (1 MB for
  * 0.8B), the conv history [kernel − 1, conv_dim] (72 KB), and the two together. */
@@ -126,8 +138,6 @@ size_t dn_state_bytes(const DeltaNetDims *d);
  * (reference/qwen35_reference.py), so tests and --dump can read them. */
 typedef struct {
     int cap;        /* tokens the buffers hold */
-    bool reference; /* the readable loops (linear_ref, causal_conv_silu_ref, delta_rule_ref,
-                     * gated_rmsnorm) instead of the fast kernels */
     float *qkv;     /* [cap, conv_dim]   in_proj_qkv x, before the convolution */
     float *conv;    /* [cap, conv_dim]   after the causal convolution and SiLU */
     float *q;       /* [cap, n_k, dk]    l2-normalized, / sqrt(dk) */
@@ -138,9 +148,7 @@ typedef struct {
     float *core;    /* [cap, n_v, dv]    the delta rule's output o_t = S_tᵀ q_t: what each head read */
     float *z;       /* [cap, value_dim]  in_proj_z x, the gate before silu */
     float *normed;  /* [cap, value_dim]  gated RMSNorm of core, per head */
-    /* the small weights as float32, read from the checkpoint at every call: */
-    float *taps;   /* [kernel, conv_dim] conv1d.weight, tap-major (tap j of every channel in a row) */
-    float *norm_w; /* [dv]               the gated RMSNorm's weight */
+    void *memory;   /* the one allocation the buffers are carved from */
 } DeltaNetActs;
 
 void dn_acts_init(DeltaNetActs *a, const DeltaNetDims *d, int cap);
@@ -152,8 +160,10 @@ uint64_t dn_acts_bytes(const DeltaNetDims *d, int64_t cap);
 /* The layer on T ≤ a->cap tokens. x: [T, hidden] (already through input_layernorm),
  * y: [T, hidden]. Continues from *state and leaves the state after the last token
  * in it (a fresh state, dn_state_reset, is the book's forward from nothing). The
- * projections of all T tokens are computed together. */
-void dn_forward(const DeltaNet *dn, DeltaNetActs *a, DeltaNetState *state, const float *x, int T, float *y);
+ * projections of all T tokens are computed together. PATH_READABLE runs the readable
+ * loops (linear_ref, causal_conv_silu_ref, delta_rule_ref, gated_rmsnorm). */
+void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, DeltaNetState *state, float *y,
+                Path path);
 
 /* ---- the pieces ----------------------------------------------------------------
  * Each comes as the formula written plainly (_ref, in deltanet.c) and, where it

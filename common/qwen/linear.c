@@ -6,7 +6,7 @@
  */
 #include "linear.h"
 
-void linear_ref(const Tensor *w, const float *x, int64_t T, float *y) {
+void linear_ref(const float *x, const Tensor *w, int64_t T, float *y) {
     int64_t out = w->shape[0], in = w->shape[1];
     for (int64_t t = 0; t < T; t++)
         for (int64_t o = 0; o < out; o++) {

@@ -53,29 +53,34 @@
 
 /* Y[T, out] = X[T, in] Wᵀ, the formula loop by loop (float32 sums in index order).
  * x: [T, in], y: [T, out]. Slow; for tests and for reading. */
-void linear_ref(const Tensor *w, const float *x, int64_t T, float *y);
+void linear_ref(const float *x, const Tensor *w, int64_t T, float *y);
 
 /* y[out] = W x for one token. x: [in], y: [out]. */
-void linear(const Tensor *w, const float *x, float *y);
+void linear(const float *x, const Tensor *w, float *y);
 
 /* Y[T, out] = X[T, in] Wᵀ for T tokens. x: [T, in], y: [T, out]. T >= 1. */
-void linear_batch(const Tensor *w, const float *x, int64_t T, float *y);
+void linear_batch(const float *x, const Tensor *w, int64_t T, float *y);
 
 /* The plain-C kernels, whatever the machine. linear()/linear_batch() use them where the
  * compiler targets no AVX-512; they are always built so that the tests can check them
  * here too and the benchmark can show what the compiler alone makes of them. */
-void linear_batch_portable(const Tensor *w, const float *x, int64_t T, float *y);
+void linear_batch_portable(const float *x, const Tensor *w, int64_t T, float *y);
+
+/* Which code a layer runs: the fast kernels, or the readable loops they are held to
+ * (slow; the same numbers up to the order of float32 sums). The layers' forward
+ * functions take it last, and pass it on to every piece they call. */
+typedef enum { PATH_FAST, PATH_READABLE } Path;
 
 /* Y = X Wᵀ for T tokens, as every layer computes its projections: linear() for one
- * token, linear_batch() for several — or linear_ref() when reference is true (the
- * readable path a demo's --reference flag and the tests run). */
-static inline void project(const Tensor *w, const float *x, int64_t T, float *y, bool reference) {
-    if (reference)
-        linear_ref(w, x, T, y);
+ * token, linear_batch() for several — or linear_ref() on the readable path (what a
+ * demo's --reference flag and the tests run). */
+static inline void project(const float *x, const Tensor *w, int64_t T, float *y, Path path) {
+    if (path == PATH_READABLE)
+        linear_ref(x, w, T, y);
     else if (T == 1)
-        linear(w, x, y);
+        linear(x, w, y);
     else
-        linear_batch(w, x, T, y);
+        linear_batch(x, w, T, y);
 }
 
 /* "AVX-512" or "portable C": which kernels linear()/linear_batch() were built with. */

@@ -5,6 +5,7 @@
 
 #include "activations.h"
 #include "linear.h"
+#include "workbook/buffers.h"
 
 bool mlp_load(Mlp *m, const Checkpoint *ck, int layer, Error *err) {
     const Config *c = &ck->config;
@@ -16,32 +17,39 @@ bool mlp_load(Mlp *m, const Checkpoint *ck, int layer, Error *err) {
            (w->down_proj = ckpt_layer_tensor(ck, layer, "mlp.down_proj.weight", 2, (int64_t[]){H, I}, err));
 }
 
+/* MlpActs's buffers for cap tokens: the one place their sizes are written. */
+static int mlp_buffers(MlpActs *a, const MlpDims *d, int64_t cap, BufferSpec *b) {
+    uint64_t n = size_mul((uint64_t)cap, (uint64_t)d->intermediate);
+    b[0] = (BufferSpec){&a->gate, n}; /* [cap, intermediate] */
+    b[1] = (BufferSpec){&a->up, n};   /* [cap, intermediate] */
+    b[2] = (BufferSpec){&a->act, n};  /* [cap, intermediate] */
+    return 3;
+}
+
 void mlp_acts_init(MlpActs *a, const MlpDims *d, int cap) {
-    size_t n = (size_t)cap * d->intermediate;
-    *a = (MlpActs){.cap = cap,
-                   .gate = xaligned_alloc(n * sizeof(float)),
-                   .up = xaligned_alloc(n * sizeof(float)),
-                   .act = xaligned_alloc(n * sizeof(float))};
+    BufferSpec b[3];
+    *a = (MlpActs){.cap = cap};
+    a->memory = buffers_alloc(b, mlp_buffers(a, d, cap, b));
 }
 
 uint64_t mlp_acts_bytes(const MlpDims *d, int64_t cap) {
-    return size_mul(size_mul(3, size_mul((uint64_t)cap, (uint64_t)d->intermediate)), sizeof(float));
+    MlpActs a;
+    BufferSpec b[3];
+    return buffers_bytes(b, mlp_buffers(&a, d, cap, b));
 }
 
 void mlp_acts_free(MlpActs *a) {
-    free(a->gate);
-    free(a->up);
-    free(a->act);
+    free(a->memory);
     *a = (MlpActs){0};
 }
 
-void mlp_forward(const Mlp *m, MlpActs *a, const float *x, int T, float *y) {
+void mlp_forward(const Mlp *m, MlpActs *a, const float *x, int T, float *y, Path path) {
     if (T > a->cap) die("mlp_forward: buffers for %d tokens, called with %d", a->cap, T);
     size_t n = (size_t)T * m->d.intermediate;
 
-    project(m->w.gate_proj, x, T, a->gate, a->reference); /* widen: hidden → intermediate, twice */
-    project(m->w.up_proj, x, T, a->up, a->reference);
-    if (a->reference) {
+    project(x, m->w.gate_proj, T, a->gate, path); /* widen: hidden → intermediate, twice */
+    project(x, m->w.up_proj, T, a->up, path);
+    if (path == PATH_READABLE) {
         for (size_t i = 0; i < n; i++)
             a->act[i] = siluf(a->gate[i]) * a->up[i]; /* the gate lets up through, or not */
     } else { /* the same, the SiLU 16 at a time (kernels/activations.c) */
@@ -52,7 +60,7 @@ void mlp_forward(const Mlp *m, MlpActs *a, const float *x, int T, float *y) {
             for (size_t i = i0; i < i0 + len; i++) a->act[i] *= a->up[i];
         }
     }
-    project(m->w.down_proj, a->act, T, y, a->reference); /* back: intermediate → hidden */
+    project(a->act, m->w.down_proj, T, y, path); /* back: intermediate → hidden */
 }
 
 int64_t mlp_param_count(const Mlp *m) {

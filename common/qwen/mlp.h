@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "linear.h"
 #include "tensor.h"
 #include "weights.h"
 #include "workbook/util.h"
@@ -63,21 +64,21 @@ bool mlp_load(Mlp *m, const Checkpoint *ck, int layer, Error *err);
  * compare them). */
 typedef struct {
     int cap;        /* tokens the buffers hold */
-    bool reference; /* linear_ref instead of the fast kernels (the readable path) */
     float *gate;    /* [cap, intermediate]  W_gate x, before the SiLU */
     float *up;      /* [cap, intermediate]  W_up x */
     float *act;     /* [cap, intermediate]  silu(gate) · up, the input of down_proj */
+    void *memory;   /* the one allocation the buffers are carved from */
 } MlpActs;
 
 void mlp_acts_init(MlpActs *a, const MlpDims *d, int cap);
 void mlp_acts_free(MlpActs *a);
-/* Bytes mlp_acts_init allocates for cap tokens: 3 × cap × intermediate floats
- * (saturating; what a demo adds up before it allocates, util.h's memory rule). */
+/* Bytes mlp_acts_init allocates for cap tokens (saturating; what a demo adds up
+ * before it allocates, util.h's memory rule). */
 uint64_t mlp_acts_bytes(const MlpDims *d, int64_t cap);
 
 /* y = down(silu(gate(x)) · up(x)) for T ≤ a->cap tokens.  x: [T, hidden],
  * y: [T, hidden] (y must not overlap x). */
-void mlp_forward(const Mlp *m, MlpActs *a, const float *x, int T, float *y);
+void mlp_forward(const Mlp *m, MlpActs *a, const float *x, int T, float *y, Path path);
 
 /* gate_proj + up_proj + down_proj: 3 × hidden × intermediate. */
 int64_t mlp_param_count(const Mlp *m);

@@ -42,6 +42,8 @@ bool model_open(Model *m, const char *dir, Error *err) {
 }
 
 void model_close(Model *m) {
+    for (int i = 0; m->layers && i < m->ck.config.num_hidden_layers; i++)
+        if (m->layers[i].type == LAYER_LINEAR_ATTENTION) dn_free(&m->layers[i].linear_attn);
     ckpt_close(&m->ck);
     free(m->layers);
     memset(m, 0, sizeof *m);
@@ -77,6 +79,7 @@ void run_init(RunState *s, const Model *m, int chunk) {
     bool any_attn = false, any_dn = false;
     for (int i = 0; i < c->num_hidden_layers; i++) {
         const Layer *l = &m->layers[i];
+        s->layers[i].type = l->type;
         if (l->type == LAYER_FULL_ATTENTION) {
             kv_init(&s->layers[i].kv, &l->self_attn.d, 0);
             if (!any_attn) attn_acts_init(&s->attn, &l->self_attn.d, chunk);
@@ -105,12 +108,12 @@ void run_free(RunState *s) {
     memset(s, 0, sizeof *s);
 }
 
-void run_reset(RunState *s, const Model *m) {
+void run_reset(RunState *s) {
     for (int i = 0; i < s->n_layers; i++) {
-        if (m->layers[i].type == LAYER_FULL_ATTENTION)
+        if (s->layers[i].type == LAYER_FULL_ATTENTION)
             kv_reset(&s->layers[i].kv);
         else
-            dn_state_reset(&s->layers[i].dn, &m->layers[i].linear_attn.d);
+            dn_state_reset(&s->layers[i].dn);
     }
     s->pos = 0;
 }
@@ -138,19 +141,20 @@ uint64_t run_bytes(const Model *m, int chunk, int64_t n) {
     return bytes;
 }
 
-int64_t run_kv_bytes(const RunState *s, const Model *m) {
+int64_t run_kv_bytes(const RunState *s) {
     int64_t n = 0;
     for (int i = 0; i < s->n_layers; i++)
-        if (m->layers[i].type == LAYER_FULL_ATTENTION)
-            n += (int64_t)s->layers[i].kv.len * (int64_t)kv_bytes_per_token(&s->layers[i].kv);
+        if (s->layers[i].type == LAYER_FULL_ATTENTION) n += kv_bytes_used(&s->layers[i].kv);
     return n;
 }
 
-int64_t run_state_bytes(const RunState *s, const Model *m) {
-    int64_t n = run_kv_bytes(s, m);
-    for (int i = 0; i < s->n_layers; i++)
-        if (m->layers[i].type != LAYER_FULL_ATTENTION)
-            n += (int64_t)dn_state_bytes(&m->layers[i].linear_attn.d);
+int64_t run_state_bytes(const RunState *s) {
+    int64_t n = run_kv_bytes(s);
+    for (int i = 0; i < s->n_layers; i++) {
+        const DeltaNetState *dn = &s->layers[i].dn;
+        if (s->layers[i].type == LAYER_LINEAR_ATTENTION)
+            n += (int64_t)((dn->conv_floats + dn->table_floats) * sizeof(float));
+    }
     return n;
 }
 
@@ -173,13 +177,13 @@ static void decoder_layer(const Model *m, int i, RunState *s, int T) {
 
     rmsnorm(s->normed, s->x, T, H, l->input_layernorm, eps);
     if (l->type == LAYER_FULL_ATTENTION)
-        attn_forward(&l->self_attn, &s->attn, &st->kv, &s->rope, s->normed, T, s->out);
+        attn_forward(&l->self_attn, &s->attn, s->normed, T, &st->kv, &s->rope, s->out, s->path);
     else
-        dn_forward(&l->linear_attn, &s->dn, &st->dn, s->normed, T, s->out);
+        dn_forward(&l->linear_attn, &s->dn, s->normed, T, &st->dn, s->out, s->path);
     add_to(s->x, s->out, n);
 
     rmsnorm(s->normed, s->x, T, H, l->post_attention_layernorm, eps);
-    mlp_forward(&l->mlp, &s->mlp, s->normed, T, s->out);
+    mlp_forward(&l->mlp, &s->mlp, s->normed, T, s->out, s->path);
     add_to(s->x, s->out, n);
 }
 
@@ -210,14 +214,14 @@ static void forward_piece(const Model *m, RunState *s, const int *ids, int T, in
         if (tr->final_norm) memcpy(tr->final_norm + (size_t)t0 * H, s->normed, (size_t)T * row);
         if (tr->logits) {
             float *logits = tr->logits + (size_t)t0 * V; /* [T, V] */
-            project(m->lm_head, s->normed, T, logits, s->reference);
+            project(s->normed, m->lm_head, T, logits, s->path);
             if (last) memcpy(s->logits, logits + (size_t)(T - 1) * V, (size_t)V * sizeof(float));
             return;
         }
     }
     if (last) {
         rmsnorm(s->normed, s->x + (size_t)(T - 1) * H, 1, H, m->norm, eps);
-        project(m->lm_head, s->normed, 1, s->logits, s->reference);
+        project(s->normed, m->lm_head, 1, s->logits, s->path);
     }
 }
 
@@ -234,8 +238,7 @@ bool model_forward(const Model *m, RunState *s, const int *ids, int T, const Mod
             "%lld tokens do not fit in the context: max_position_embeddings is %lld in %s/config.json "
             "(%lld already read)",
             (long long)(s->pos + T), (long long)s->max_pos, m->ck.dir, (long long)s->pos);
-    s->attn.reference = s->dn.reference = s->mlp.reference = s->reference;
-    int step = s->reference ? 1 : s->chunk; /* the readable path reads one token at a time */
+    int step = s->path == PATH_READABLE ? 1 : s->chunk; /* the readable path reads one token at a time */
     for (int t0 = 0; t0 < T; t0 += step) {
         int n = T - t0 < step ? T - t0 : step;
         forward_piece(m, s, ids + t0, n, t0, t0 + n == T, trace);

@@ -86,13 +86,14 @@ void model_touch(const Model *m, void (*progress)(int64_t done, int64_t total, v
 
 /* What one layer carries from one token to the next. */
 typedef struct {
+    LayerType type;   /* the layer's: which of the two it uses */
     KVCache kv;       /* full attention: K and V of every token so far (grows) */
     DeltaNetState dn; /* Gated DeltaNet: the memory tables and the conv history (fixed) */
 } LayerState;
 
 typedef struct {
     int chunk;          /* tokens per pass through the layers; longer inputs go in pieces */
-    bool reference;     /* the readable path: one token at a time, the reference loops */
+    Path path;          /* PATH_READABLE: one token at a time, through the readable loops */
     int64_t pos;        /* tokens read so far: the next one sits at this position */
     int64_t max_pos;    /* positions the config allows (max_position_embeddings; 0: no limit) */
     int n_layers;       /* num_hidden_layers */
@@ -115,7 +116,7 @@ typedef struct {
 void run_init(RunState *s, const Model *m, int chunk);
 void run_free(RunState *s);
 /* A new text: empty caches and tables, position 0 (the memory is kept). */
-void run_reset(RunState *s, const Model *m);
+void run_reset(RunState *s);
 
 /* What a run state with passes of chunk tokens takes once it has read n tokens:
  * the buffers, every layer's state, the RoPE table and the logits (for estimating a
@@ -124,9 +125,9 @@ uint64_t run_bytes(const Model *m, int chunk, int64_t n);
 
 /* Bytes of the state the text has built so far: the KV caches' rows in use and the
  * DeltaNet layers' fixed tables and conv history. */
-int64_t run_state_bytes(const RunState *s, const Model *m);
+int64_t run_state_bytes(const RunState *s);
 /* The part of it that grows with the text: the KV caches' rows in use. */
-int64_t run_kv_bytes(const RunState *s, const Model *m);
+int64_t run_kv_bytes(const RunState *s);
 
 /* Optional copies of what a call computed, for the T tokens it read (what --dump
  * writes): each NULL, or [T, hidden] ([T, vocab] for logits). */

@@ -4,7 +4,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "workbook/buffers.h"
 #include "workbook/util.h"
+
+enum { ROPE_START = 16 }; /* positions a table starts with, then doubles */
 
 void rope_init(RopeTable *rt, int head_dim, int rotary_dim, double theta, int n_positions) {
     if (rotary_dim <= 0 || rotary_dim % 2 != 0 || rotary_dim > head_dim)
@@ -23,8 +26,7 @@ void rope_init_config(RopeTable *rt, const Config *c, int n_positions) {
 }
 
 uint64_t rope_table_bytes(int rotary_dim, int64_t n_positions) {
-    int64_t cap = 16; /* as rope_reserve grows it */
-    while (cap < n_positions) cap = cap > (1 << 29) ? n_positions : cap * 2;
+    int64_t cap = grow_capacity(ROPE_START, n_positions); /* as rope_reserve grows it */
     uint64_t half = (uint64_t)(rotary_dim / 2);
     return size_add(size_mul(size_mul(2, size_mul((uint64_t)cap, half)), sizeof(float)),
                     half * sizeof(double));
@@ -40,8 +42,7 @@ void rope_free(RopeTable *rt) {
 void rope_reserve(RopeTable *rt, int n_positions) {
     if (n_positions <= rt->n_pos) return;
     if (n_positions > rt->cap) {
-        int cap = rt->cap ? rt->cap : 16;
-        while (cap < n_positions) cap = cap > (1 << 29) ? n_positions : cap * 2;
+        int cap = (int)grow_capacity(rt->cap ? rt->cap : ROPE_START, n_positions);
         rt->cos = xrealloc(rt->cos, (size_t)cap * rt->half * sizeof(float)); /* [cap, half] */
         rt->sin = xrealloc(rt->sin, (size_t)cap * rt->half * sizeof(float)); /* [cap, half] */
         rt->cap = cap;
