@@ -88,8 +88,8 @@ int main(int argc, char **argv) {
     const Tensor *w_in = m.layers[0].input_layernorm; /* [H], stored centred on 0 */
     float *zeros = xcalloc((size_t)H, sizeof(float));
     Tensor no_scale = f32_weight("w = 0", zeros, H);
-    rmsnorm(unit, x, T, H, &no_scale, eps); /* w = 0: the scale 1 + w is 1, nothing but the division */
-    rmsnorm(y, x, T, H, w_in, eps);
+    rmsnorm(x, &no_scale, T, H, eps, unit); /* w = 0: the scale 1 + w is 1, nothing but the division */
+    rmsnorm(x, w_in, T, H, eps, y);
 
     printf("第 0 层的输入：%s %s，查词向量得到形状 (%d, %d)\n", label, ids_str(ids.ids, T, a, sizeof a), T,
            H);
@@ -170,9 +170,9 @@ int main(int argc, char **argv) {
     memcpy(gx, ex_x, sizeof ex_x);
     memcpy(gz, ex_z, sizeof ex_z);
     Tensor ex_zero = f32_weight("w = 0", zeros, 4), ex_ones = f32_weight("w = 1", ones, 4);
-    rmsnorm(gnorm, gx, 1, 4, &ex_zero, eps);
+    rmsnorm(gx, &ex_zero, 1, 4, eps, gnorm);
     for (int i = 0; i < 4; i++) gsilu[i] = siluf(gz[i]);
-    gated_rmsnorm(gy, gx, gz, 1, 4, &ex_ones, eps);
+    gated_rmsnorm(gx, gz, &ex_ones, 1, 4, eps, gy);
     printf("  x = %s，除以 RMS（%.1f）后 %s\n", pylist(a, sizeof a, gx, 4, 3), rms_of(gx, 4),
            pylist(b, sizeof b, gnorm, 4, 3));
     printf("  z = %s，silu(z) = %s：z 很负时门几乎关上，z = 0 时正好关上，z 大时约等于 z（放行还放大）\n",
@@ -185,13 +185,13 @@ int main(int argc, char **argv) {
     float *ly = dump_buffer(&dump, "l2norm_example.out", 2, s32); /* [3, 2] */
     const float ex_l[6] = {3, 4, 0.3f, -0.4f, 0, 0};
     memcpy(lx, ex_l, sizeof ex_l);
-    l2norm(ly, lx, 3, 2, L2NORM_EPS);
+    l2norm(lx, 3, 2, L2NORM_EPS, ly);
     for (int r = 0; r < 3; r++)
         printf("  %s → %s，长度 %.4f%s\n", pylist(a, sizeof a, lx + 2 * r, 2, 3),
                pylist(b, sizeof b, ly + 2 * r, 2, 4), length_of(ly + 2 * r, 2),
                r == 2 ? "（全零向量不会除出 nan：eps 兜底）" : "");
     float l4[4];
-    l2norm(l4, gx, 1, 4, L2NORM_EPS);
+    l2norm(gx, 1, 4, L2NORM_EPS, l4);
     printf("  同一个 x = %s：RMSNorm（w = 0）之后长度 %.4f = sqrt(4)，l2norm 之后长度 %.4f——两者只差一个 "
            "sqrt(n)\n",
            pylist(a, sizeof a, gx, 4, 3), length_of(gnorm, 4), length_of(l4, 4));

@@ -82,14 +82,14 @@ static int query_and_key(const Model *m, const float *emb, int tq, int tk, float
     /* [heads · 2d]: per head d query values, then d gate values */
     float *qg = xmalloc((size_t)aw->q_proj->shape[0] * sizeof(float));
     float *kv = xmalloc((size_t)aw->k_proj->shape[0] * sizeof(float)); /* [kv_heads · d] */
-    rmsnorm(x, emb + (size_t)tq * H, 1, H, lw->input_layernorm, (float)c->rms_norm_eps);
+    rmsnorm(emb + (size_t)tq * H, lw->input_layernorm, 1, H, (float)c->rms_norm_eps, x);
     linear(x, aw->q_proj, qg);
     memcpy(q, qg, (size_t)d * sizeof(float)); /* head 0's query (its gate follows) */
-    rmsnorm(x, emb + (size_t)tk * H, 1, H, lw->input_layernorm, (float)c->rms_norm_eps);
+    rmsnorm(emb + (size_t)tk * H, lw->input_layernorm, 1, H, (float)c->rms_norm_eps, x);
     linear(x, aw->k_proj, kv);
     memcpy(k, kv, (size_t)d * sizeof(float)); /* kv head 0 */
-    rmsnorm(q, q, 1, d, aw->q_norm, (float)c->rms_norm_eps);
-    rmsnorm(k, k, 1, d, aw->k_norm, (float)c->rms_norm_eps);
+    rmsnorm(q, aw->q_norm, 1, d, (float)c->rms_norm_eps, q);
+    rmsnorm(k, aw->k_norm, 1, d, (float)c->rms_norm_eps, k);
     free(x), free(qg), free(kv);
     return L;
 }

@@ -231,7 +231,7 @@ static void rewrite_experiment(void) {
         g[t] = 0.0f;    /* no decay */
         beta[t] = 0.5f; /* half way each time */
     }
-    l2norm(kk, kk, WRITES, DK, L2NORM_EPS); /* inside the book's delta_rule: q, k ← l2norm, q / sqrt(dk) */
+    l2norm(kk, WRITES, DK, L2NORM_EPS, kk); /* inside the book's delta_rule: q, k ← l2norm, q / sqrt(dk) */
     float sqrt_dk = sqrtf((float)DK);
     for (int i = 0; i < WRITES * DK; i++) q[i] = kk[i] / sqrt_dk;
     float out[WRITES * DK], S[DK * DK];

@@ -45,7 +45,7 @@ START_TEST(test_rmsnorm_by_hand) {
     const float want[12] = {0.4f,       -1.2f,      0.4f, -3.2f, 0.7071068f, 1.0606602f,
                             0.3535534f, 1.4142136f, 0,    0,     0,          0};
     float y[12];
-    rmsnorm(y, x, 3, 4, &wt, 1e-6f);
+    rmsnorm(x, &wt, 3, 4, 1e-6f, y);
     /* hand values to 8 digits; float32 arithmetic adds a few ulps */
     ck_assert(compare_f32("rmsnorm by hand", "3 x 4", y, want, 12, 1e-7, 1e-6, NULL));
 
@@ -55,20 +55,20 @@ START_TEST(test_rmsnorm_by_hand) {
     Tensor wbt = wt;
     wbt.dtype = DTYPE_BF16, wbt.data = wb;
     float yb[12];
-    rmsnorm(yb, x, 3, 4, &wbt, 1e-6f);
+    rmsnorm(x, &wbt, 3, 4, 1e-6f, yb);
     ck_assert(compare_f32("rmsnorm, BF16 weight", "3 x 4", yb, y, 12, 0, 0, NULL));
 
     /* In place (y == x), as the layers call it. */
     float inplace[12];
     memcpy(inplace, x, sizeof inplace);
-    rmsnorm(inplace, inplace, 3, 4, &wt, 1e-6f);
+    rmsnorm(inplace, &wt, 3, 4, 1e-6f, inplace);
     ck_assert(compare_f32("rmsnorm in place", "3 x 4", inplace, y, 12, 0, 0, NULL));
 
     /* w = 0 is "no change": the output is x / rms(x) = (0.4, −0.8, 0.8, −1.6), RMS 1. */
     const float zero[4] = {0, 0, 0, 0};
     Tensor zt = f32_tensor(zero, 4);
     const float want0[4] = {0.4f, -0.8f, 0.8f, -1.6f};
-    rmsnorm(y, x, 1, 4, &zt, 1e-6f);
+    rmsnorm(x, &zt, 1, 4, 1e-6f, y);
     ck_assert(compare_f32("rmsnorm, w = 0", "4", y, want0, 4, 1e-7, 1e-6, NULL));
 }
 END_TEST
@@ -85,7 +85,7 @@ START_TEST(test_gated_by_hand) {
     const float x[4] = {2, -4, 4, -8}, z[4] = {0, 1, -1, 2};
     const float want[4] = {0, -0.5848469f, -0.1075766f, -5.6371013f};
     float y[4];
-    gated_rmsnorm(y, x, z, 1, 4, &wt, 1e-6f);
+    gated_rmsnorm(x, z, &wt, 1, 4, 1e-6f, y);
     ck_assert(compare_f32("gated rmsnorm by hand", "4", y, want, 4, 1e-7, 1e-6, NULL));
 }
 END_TEST
@@ -98,7 +98,7 @@ START_TEST(test_l2norm_by_hand) {
     const float x[9] = {1, 2, 2, 3, 4, 0, 0, 0, 0}; /* [3, 3] */
     const float want[9] = {1 / 3.0f, 2 / 3.0f, 2 / 3.0f, 0.6f, 0.8f, 0, 0, 0, 0};
     float y[9];
-    l2norm(y, x, 3, 3, L2NORM_EPS);
+    l2norm(x, 3, 3, L2NORM_EPS, y);
     ck_assert(compare_f32("l2norm by hand", "3 x 3", y, want, 9, 1e-7, 1e-6, NULL));
     for (int r = 0; r < 2; r++) {
         double len = 0;
@@ -117,7 +117,7 @@ static bool check_rmsnorm(const GoldenFixture *f, const char *in, const char *ou
     int T = f->T, H = f->model.ck.config.hidden_size;
     float *x = golden_values(f, in, (int64_t)T * H), *want = golden_values(f, out, (int64_t)T * H);
     float *y = xmalloc((size_t)T * H * sizeof(float)); /* [T, H] */
-    rmsnorm(y, x, T, H, w, (float)f->model.ck.config.rms_norm_eps);
+    rmsnorm(x, w, T, H, (float)f->model.ck.config.rms_norm_eps, y);
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", T, H);
     bool ok = compare_f32(out, shape, y, want, (int64_t)T * H, 2e-6, 1e-5, NULL);
@@ -172,7 +172,7 @@ START_TEST(test_gated_vs_golden) {
         snprintf(name, sizeof name, "layer.%d.linear_attn.normed", i);
         float *want = golden_values(&f, name, n); /* [T, Hv·dv] */
         float *y = xmalloc((size_t)n * sizeof(float));
-        gated_rmsnorm(y, core, z, T * Hv, dv, f.model.layers[i].linear_attn.w.norm, (float)c->rms_norm_eps);
+        gated_rmsnorm(core, z, f.model.layers[i].linear_attn.w.norm, T * Hv, dv, (float)c->rms_norm_eps, y);
         snprintf(shape, sizeof shape, "%d x %d x %d", T, Hv, dv);
         /* as for RMSNorm, plus silu in float32: a few roundings on values of size ~1 */
         ok &= compare_f32(name, shape, y, want, n, 2e-6, 1e-5, NULL);
@@ -198,10 +198,10 @@ START_TEST(test_l2norm_vs_golden) {
     float *y = xmalloc((size_t)n * sizeof(float));
     char shape[48];
     snprintf(shape, sizeof shape, "%d x %d x %d", T, Hv, dk);
-    l2norm(y, k, T * Hv, dk, L2NORM_EPS);
+    l2norm(k, T * Hv, dk, L2NORM_EPS, y);
     /* eps 1e−6 against a squared length of 1: a 5e−7 relative change, plus roundings */
     ck_assert(compare_f32("l2norm(k)", shape, y, k, n, 1e-6, 2e-6, NULL));
-    l2norm(y, q, T * Hv, dk, L2NORM_EPS);
+    l2norm(q, T * Hv, dk, L2NORM_EPS, y);
     for (int i = 0; i < n; i++) q[i] *= sqrtf((float)dk); /* back to unit length */
     /* eps against a squared length of 1/dk: 1e−6·dk/2 relative */
     ck_assert(compare_f32("l2norm(q)", shape, y, q, n, 1e-6, 1e-6 * dk, NULL));

@@ -144,7 +144,7 @@ START_TEST(test_attention_q_k_vs_golden) {
     /* queries: [T, Hq, d] before the norm, straight from the golden */
     snprintf(name, sizeof name, "layer.%d.self_attn.q_raw", layer);
     float *q = golden_values(&f, name, (int64_t)T * Hq * d);
-    rmsnorm(q, q, T * Hq, d, aw->q_norm, eps); /* every head of every token: one row of d */
+    rmsnorm(q, aw->q_norm, T * Hq, d, eps, q); /* every head of every token: one row of d */
     rope_apply_tokens(&rt, q, T, Hq, 0);
     snprintf(name, sizeof name, "layer.%d.self_attn.q", layer);
     float *want_q = golden_values(&f, name, (int64_t)T * Hq * d);
@@ -165,7 +165,7 @@ START_TEST(test_attention_q_k_vs_golden) {
             k[(size_t)t * Hkv * d + o] = (float)s;
         }
     }
-    rmsnorm(k, k, T * Hkv, d, aw->k_norm, eps);
+    rmsnorm(k, aw->k_norm, T * Hkv, d, eps, k);
     rope_apply_tokens(&rt, k, T, Hkv, 0);
     snprintf(name, sizeof name, "layer.%d.self_attn.k", layer);
     float *want_k = golden_values(&f, name, (int64_t)T * Hkv * d);

@@ -91,7 +91,7 @@ END_TEST
 
 static float silu(float x) { return x / (1.0f + expf(-x)); }
 
-typedef void ConvFn(const float *x, int T, int C, int kernel, const float *w, float *state, float *out);
+typedef void ConvFn(const float *x, const float *w, int T, int C, int kernel, float *state, float *out);
 
 START_TEST(conv_by_hand) {
     /* Two channels, window 3. Channel 0 taps (1, 2, 3) (oldest first), channel 1 taps
@@ -101,7 +101,7 @@ START_TEST(conv_by_hand) {
     const float w[3 * 2] = {1, 0, 2, 0, 3, 1}; /* [kernel, C] */
     const float x[4 * 2] = {1, 10, 2, 20, 3, 30, 4, 40};
     float state[2 * 2] = {0}, out[4 * 2];
-    conv(x, 4, 2, 3, w, state, out);
+    conv(x, w, 4, 2, 3, state, out);
     /* Channel 0: t0 = 3·1 = 3; t1 = 2·1 + 3·2 = 8; t2 = 1 + 4 + 9 = 14; t3 = 2 + 6 + 12 = 20. */
     const float pre0[4] = {3, 8, 14, 20};
     for (int t = 0; t < 4; t++) {
@@ -116,7 +116,7 @@ START_TEST(conv_by_hand) {
     /* One more token, 5 on channel 0: 1·3 + 2·4 + 3·5 = 26 — the state supplied the past. */
     const float x5[2] = {5, 50};
     float o5[2];
-    conv(x5, 1, 2, 3, w, state, o5);
+    conv(x5, w, 1, 2, 3, state, o5);
     ck_assert_float_eq_tol(o5[0], silu(26), 1e-5f);
     ck_assert_float_eq(state[0], 4);
     ck_assert_float_eq(state[2], 5);
@@ -130,7 +130,7 @@ START_TEST(silu_vec_matches_siluf) {
     enum { N = 200001 };
     float *x = xmalloc(sizeof(float) * N), *y = xmalloc(sizeof(float) * N);
     for (int i = 0; i < N; i++) x[i] = -100.0f + 200.0f * (float)i / (N - 1);
-    silu_vec(y, x, N);
+    silu_vec(x, N, y);
     double worst = 0, worst_f = 0;
     for (int i = 0; i < N; i++) {
         double want = x[i] / (1.0 + exp(-(double)x[i])), rel = fabs(y[i] - want) / fmax(fabs(want), 1e-30);
@@ -142,7 +142,7 @@ START_TEST(silu_vec_matches_siluf) {
     ck_assert_msg(worst < 2e-7, "silu_vec differs from silu by %g relative", worst);
     const float big[4] = {1e30f, 120.0f, -120.0f, -1e30f};
     float out[4];
-    silu_vec(out, big, 4);
+    silu_vec(big, 4, out);
     ck_assert_float_eq(out[0], 1e30f);
     ck_assert_float_eq(out[1], 120.0f);
     ck_assert(fabsf(out[2]) < 1e-30f && fabsf(out[3]) < 1e-6f);
@@ -171,8 +171,8 @@ START_TEST(gated_norm_matches_norm_module) {
             o[h * D + j] = frand(&s) * powf(10.0f, (float)h - 2), z[h * D + j] = 8 * frand(&s);
     for (int j = 0; j < D; j++) w[j] = 1.0f + 0.2f * frand(&s);
     Tensor wt = {.name = "norm.weight", .dtype = DTYPE_F32, .ndim = 1, .shape = {D}, .numel = D, .data = w};
-    gated_norm_heads(fast, o, z, w, H, D, 1e-6f);
-    gated_rmsnorm(ref, o, z, H, D, &wt, 1e-6f);
+    gated_norm_heads(o, z, w, H, D, 1e-6f, fast);
+    gated_rmsnorm(o, z, &wt, H, D, 1e-6f, ref);
     ck_assert(
         compare_f32("gated_norm_heads vs gated_rmsnorm", "4 x 128", fast, ref, H * D, 1e-30, 1e-6, NULL));
 }
@@ -199,8 +199,8 @@ START_TEST(conv_fast_matches_reference) {
             for (int i = 0; i < (K - 1) * C; i++)
                 st_fast[i] = st_ref[i] = 8 * frand(&s); /* a text already read */
             for (int p = 0, t = 0; p < (int)ARRAY_LEN(pieces); t += pieces[p++]) {
-                causal_conv_silu(x + (size_t)t * C, pieces[p], C, K, w, st_fast, o_fast + (size_t)t * C);
-                causal_conv_silu_ref(x + (size_t)t * C, pieces[p], C, K, w, st_ref, o_ref + (size_t)t * C);
+                causal_conv_silu(x + (size_t)t * C, w, pieces[p], C, K, st_fast, o_fast + (size_t)t * C);
+                causal_conv_silu_ref(x + (size_t)t * C, w, pieces[p], C, K, st_ref, o_ref + (size_t)t * C);
                 ck_assert_msg(memcmp(st_fast, st_ref, sizeof(float) * (K - 1) * C) == 0,
                               "C %d, kernel %d: conv states differ after piece %d", C, K, p);
             }
@@ -401,7 +401,7 @@ START_TEST(golden_input) {
     float *x = xmalloc(sizeof(float) * T * H);
     for (int t = 0; t < T; t++)
         tensor_read_f32(f->model.embed_tokens, (int64_t)ids[t] * H, H, x + (size_t)t * H);
-    rmsnorm(x, x, T, H, f->model.layers[0].input_layernorm, (float)f->model.ck.config.rms_norm_eps);
+    rmsnorm(x, f->model.layers[0].input_layernorm, T, H, (float)f->model.ck.config.rms_norm_eps, x);
     char shape[32];
     snprintf(shape, sizeof shape, "%d x %d", T, H);
     ck_assert(compare_f32("layer.0.input_norm", shape, x, gold(f, "layer.0.input_norm", (int64_t)T * H),

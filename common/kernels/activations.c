@@ -38,7 +38,7 @@ static inline float exp_vec(float x) {
 
 /* y = silu(x) = x · sigmoid(x) = x / (1 + e^−x), n numbers (y may be x). Within 2e-7
  * relative of the exact value (the tests hold it to siluf). */
-void silu_vec(float *y, const float *x, int64_t n) {
+void silu_vec(const float *x, int64_t n, float *y) {
 #pragma omp simd
     for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + exp_vec(-x[i]));
 }

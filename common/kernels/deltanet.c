@@ -152,9 +152,8 @@ void delta_rule(const float *q, const float *k, const float *v, const float *g, 
 
 /* ---- the gated RMSNorm of the output ---------------------------------------- */
 
-void gated_norm_heads(float *y, const float *o, const float *z, const float *w, int n_heads, int dv,
-                      float eps) {
-    silu_vec(y, z, (int64_t)n_heads * dv); /* the gate silu(z) first, 16 at a time */
+void gated_norm_heads(const float *o, const float *z, const float *w, int n_heads, int dv, float eps, float *y) {
+    silu_vec(z, (int64_t)n_heads * dv, y); /* the gate silu(z) first, 16 at a time */
     for (int h = 0; h < n_heads; h++) {
         const float *oh = o + (size_t)h * dv; /* [dv] */
         float *yh = y + (size_t)h * dv;       /* [dv], holding silu(z) */
@@ -170,7 +169,7 @@ void gated_norm_heads(float *y, const float *o, const float *z, const float *w, 
 
 #define CONV_BLOCK 512 /* channels per piece of work: 12 pieces for the 6144 channels */
 
-void causal_conv_silu(const float *x, int T, int C, int kernel, const float *w, float *state, float *out) {
+void causal_conv_silu(const float *x, const float *w, int T, int C, int kernel, float *state, float *out) {
     int hist = kernel - 1; /* pre-conv vectors kept from before the first new token */
     /* Think of the rows as one window: the hist rows of state, then the T rows of x.
      * Token t's output uses window rows t … t + kernel − 1. The channels are
@@ -190,7 +189,7 @@ void causal_conv_silu(const float *x, int T, int C, int kernel, const float *w, 
 #pragma omp simd
                 for (int c = 0; c < n; c++) o[c] += wj[c] * src[c];
             }
-            silu_vec(o, o, n);
+            silu_vec(o, n, o);
         }
     }
     /* The new history: the last hist rows of the window. */

@@ -25,7 +25,7 @@ static inline float siluf(float x) { return x * sigmoidf(x); }
  * compiler vectorizes (within 1 float32 step of the exact value) instead of the C
  * library's one-at-a-time expf. Within 2e-7 relative of siluf(). Speed code, in
  * kernels/activations.c. */
-void silu_vec(float *y, const float *x, int64_t n);
+void silu_vec(const float *x, int64_t n, float *y);
 
 /* log(1 + e^x) = max(x, 0) + log(1 + e^−|x|); PyTorch returns x itself above 20. */
 static inline float softplusf(float x) {

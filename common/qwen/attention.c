@@ -246,8 +246,8 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
     project(x, w->v_proj, T, a->v, path); /* [T, Hkv, d] */
 
     /* 2. q/k norm: every head's 256 numbers on their own, one shared weight per kind */
-    rmsnorm(a->q, a->q_raw, (int64_t)T * Hq, d, w->q_norm, dm->eps);
-    rmsnorm(a->k, a->k, (int64_t)T * Hkv, d, w->k_norm, dm->eps);
+    rmsnorm(a->q_raw, w->q_norm, (int64_t)T * Hq, d, dm->eps, a->q);
+    rmsnorm(a->k, w->k_norm, (int64_t)T * Hkv, d, dm->eps, a->k);
 
     /* 3. RoPE on the first rotary_dim dims, at the tokens' own positions */
     rope_reserve(rope, P);

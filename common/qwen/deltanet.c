@@ -86,8 +86,7 @@ void delta_rule_ref(const float *q, const float *k, const float *v, const float 
 
 /* ---- the short convolution ----------------------------------------------------- */
 
-void causal_conv_silu_ref(const float *x, int T, int C, int kernel, const float *w, float *state,
-                          float *out) {
+void causal_conv_silu_ref(const float *x, const float *w, int T, int C, int kernel, float *state, float *out) {
     int hist = kernel - 1; /* pre-conv vectors kept from before the first new token */
     /* Token t's window is rows t … t + kernel − 1 of (the hist rows of state, then x). */
     for (int t = 0; t < T; t++)
@@ -252,7 +251,7 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, Delt
 
     /* q, k and v are not projected directly: every channel first sees its own last
      * kernel tokens through the causal convolution, then SiLU. */
-    (ref ? causal_conv_silu_ref : causal_conv_silu)(a->qkv, T, d->conv_dim, d->kernel, dn->taps, state->conv,
+    (ref ? causal_conv_silu_ref : causal_conv_silu)(a->qkv, dn->taps, T, d->conv_dim, d->kernel, state->conv,
                                                     a->conv);
 
     /* Per token: split into q | k | v (heads of dk / dv consecutive numbers), make
@@ -265,8 +264,8 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, Delt
         const float *c = a->conv + (size_t)t * d->conv_dim; /* [conv_dim] */
         float *q = a->q + (size_t)t * d->key_dim;           /* [n_k, dk] */
         float *k = a->k + (size_t)t * d->key_dim;           /* [n_k, dk] */
-        l2norm(q, c, d->n_k, d->dk, L2NORM_EPS);
-        l2norm(k, c + d->key_dim, d->n_k, d->dk, L2NORM_EPS);
+        l2norm(c, d->n_k, d->dk, L2NORM_EPS, q);
+        l2norm(c + d->key_dim, d->n_k, d->dk, L2NORM_EPS, k);
         for (int i = 0; i < d->key_dim; i++) q[i] /= sqrt_dk;
         memcpy(a->v + (size_t)t * d->value_dim, c + 2 * d->key_dim, (size_t)d->value_dim * sizeof(float));
         for (int h = 0; h < d->n_v; h++) {
@@ -284,12 +283,12 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, Delt
 
     /* Normalize each head's output and gate it with silu(z). */
     if (ref) {
-        gated_rmsnorm(a->normed, a->core, a->z, (int64_t)T * d->n_v, d->dv, w->norm, d->eps);
+        gated_rmsnorm(a->core, a->z, w->norm, (int64_t)T * d->n_v, d->dv, d->eps, a->normed);
     } else {
 #pragma omp parallel for schedule(static)
         for (int t = 0; t < T; t++) {
             size_t at = (size_t)t * d->value_dim;
-            gated_norm_heads(a->normed + at, a->core + at, a->z + at, dn->norm_w, d->n_v, d->dv, d->eps);
+            gated_norm_heads(a->core + at, a->z + at, dn->norm_w, d->n_v, d->dv, d->eps, a->normed + at);
         }
     }
     /* And back to the residual stream. */

@@ -199,16 +199,15 @@ void delta_rule(const float *q, const float *k, const float *v, const float *g, 
  *                           updated to the last kernel − 1 of (state, x)
  *   out:   [T, C]
  * causal_conv_silu_ref: the formula, one output at a time. */
-void causal_conv_silu_ref(const float *x, int T, int C, int kernel, const float *w, float *state, float *out);
+void causal_conv_silu_ref(const float *x, const float *w, int T, int C, int kernel, float *state, float *out);
 /* The same, fast: the channels in blocks over the cores, SiLU 16 at a time
  * (silu_vec). Within 2e-7 relative of the reference (SiLU's rounding). */
-void causal_conv_silu(const float *x, int T, int C, int kernel, const float *w, float *state, float *out);
+void causal_conv_silu(const float *x, const float *w, int T, int C, int kernel, float *state, float *out);
 
 /* norm.h's gated_rmsnorm for one token's n_heads heads of dv, the gate computed 16 at
  * a time (silu_vec) and the sums of squares in float:
  *   y[h] = w · (o[h] / rms(o[h])) · silu(z[h])     o, z, y: [n_heads, dv], w: [dv]
  * Within a few float32 steps of gated_rmsnorm (tested). y must not overlap o or z. */
-void gated_norm_heads(float *y, const float *o, const float *z, const float *w, int n_heads, int dv,
-                      float eps);
+void gated_norm_heads(const float *o, const float *z, const float *w, int n_heads, int dv, float eps, float *y);
 
 #endif

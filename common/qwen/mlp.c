@@ -56,7 +56,7 @@ void mlp_forward(const Mlp *m, MlpActs *a, const float *x, int T, float *y, Path
 #pragma omp parallel for schedule(static) if (n > 65536)
         for (size_t i0 = 0; i0 < n; i0 += 4096) {
             size_t len = n - i0 < 4096 ? n - i0 : 4096;
-            silu_vec(a->act + i0, a->gate + i0, (int64_t)len);
+            silu_vec(a->gate + i0, (int64_t)len, a->act + i0);
             for (size_t i = i0; i < i0 + len; i++) a->act[i] *= a->up[i];
         }
     }

@@ -175,14 +175,14 @@ static void decoder_layer(const Model *m, int i, RunState *s, int T) {
     float eps = (float)m->ck.config.rms_norm_eps;
     size_t n = (size_t)T * H;
 
-    rmsnorm(s->normed, s->x, T, H, l->input_layernorm, eps);
+    rmsnorm(s->x, l->input_layernorm, T, H, eps, s->normed);
     if (l->type == LAYER_FULL_ATTENTION)
         attn_forward(&l->self_attn, &s->attn, s->normed, T, &st->kv, &s->rope, s->out, s->path);
     else
         dn_forward(&l->linear_attn, &s->dn, s->normed, T, &st->dn, s->out, s->path);
     add_to(s->x, s->out, n);
 
-    rmsnorm(s->normed, s->x, T, H, l->post_attention_layernorm, eps);
+    rmsnorm(s->x, l->post_attention_layernorm, T, H, eps, s->normed);
     mlp_forward(&l->mlp, &s->mlp, s->normed, T, s->out, s->path);
     add_to(s->x, s->out, n);
 }
@@ -210,7 +210,7 @@ static void forward_piece(const Model *m, RunState *s, const int *ids, int T, in
     /* logits = lm_head · RMSNorm(x; norm): for every token when the trace wants them,
      * otherwise only for the last token of the call (the next-token prediction) */
     if (tr && (tr->final_norm || tr->logits)) {
-        rmsnorm(s->normed, s->x, T, H, m->norm, eps);
+        rmsnorm(s->x, m->norm, T, H, eps, s->normed);
         if (tr->final_norm) memcpy(tr->final_norm + (size_t)t0 * H, s->normed, (size_t)T * row);
         if (tr->logits) {
             float *logits = tr->logits + (size_t)t0 * V; /* [T, V] */
@@ -220,7 +220,7 @@ static void forward_piece(const Model *m, RunState *s, const int *ids, int T, in
         }
     }
     if (last) {
-        rmsnorm(s->normed, s->x + (size_t)(T - 1) * H, 1, H, m->norm, eps);
+        rmsnorm(s->x + (size_t)(T - 1) * H, m->norm, 1, H, eps, s->normed);
         project(s->normed, m->lm_head, 1, s->logits, s->path);
     }
 }

@@ -26,7 +26,7 @@ double rms_of(const float *x, int64_t n) {
     return sqrt(ss / (double)n);
 }
 
-void rmsnorm(float *y, const float *x, int64_t rows, int n, const Tensor *w, float eps) {
+void rmsnorm(const float *x, const Tensor *w, int64_t rows, int n, float eps, float *y) {
     check_weight(w, n);
     for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * n;
@@ -37,8 +37,7 @@ void rmsnorm(float *y, const float *x, int64_t rows, int n, const Tensor *w, flo
     }
 }
 
-void gated_rmsnorm(float *y, const float *x, const float *z, int64_t rows, int n, const Tensor *w,
-                   float eps) {
+void gated_rmsnorm(const float *x, const float *z, const Tensor *w, int64_t rows, int n, float eps, float *y) {
     check_weight(w, n);
     for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * n, *zr = z + (size_t)r * n;
@@ -49,7 +48,7 @@ void gated_rmsnorm(float *y, const float *x, const float *z, int64_t rows, int n
     }
 }
 
-void l2norm(float *y, const float *x, int64_t rows, int n, float eps) {
+void l2norm(const float *x, int64_t rows, int n, float eps, float *y) {
     for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * n;
         float *yr = y + (size_t)r * n;

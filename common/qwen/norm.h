@@ -40,13 +40,13 @@
 #include "tensor.h"
 
 /* y[r] = x[r] · rsqrt(mean(x[r]²) + eps) · (1 + w)        x, y: [rows, n], w: [n] */
-void rmsnorm(float *y, const float *x, int64_t rows, int n, const Tensor *w, float eps);
+void rmsnorm(const float *x, const Tensor *w, int64_t rows, int n, float eps, float *y);
 
 /* y[r] = w · (x[r] · rsqrt(mean(x[r]²) + eps)) · silu(z[r])   x, z, y: [rows, n], w: [n] */
-void gated_rmsnorm(float *y, const float *x, const float *z, int64_t rows, int n, const Tensor *w, float eps);
+void gated_rmsnorm(const float *x, const float *z, const Tensor *w, int64_t rows, int n, float eps, float *y);
 
 /* y[r] = x[r] · rsqrt(Σ x[r]² + eps)                       x, y: [rows, n] */
-void l2norm(float *y, const float *x, int64_t rows, int n, float eps);
+void l2norm(const float *x, int64_t rows, int n, float eps, float *y);
 
 /* sqrt(mean(x²)) over n values, in double: the root-mean-square RMSNorm divides by
  * (the demos print it to show what a norm did). */

@@ -158,6 +158,6 @@ bool sentence_layer_input(const Model *m, const int *ids, int n, int layer, floa
                           Error *err) {
     if (!sentence_embed(m, ids, n, embed, err)) return false;
     const Config *c = &m->ck.config;
-    rmsnorm(x, embed, n, c->hidden_size, m->layers[layer].input_layernorm, (float)c->rms_norm_eps);
+    rmsnorm(embed, m->layers[layer].input_layernorm, n, c->hidden_size, (float)c->rms_norm_eps, x);
     return true;
 }
