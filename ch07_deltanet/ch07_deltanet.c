@@ -216,13 +216,13 @@ static void rewrite_experiment(void) {
     TorchRng rng;
     rng_init(&rng, 0); /* torch.manual_seed(0) */
     float k[DK], v[DK];
-    rng_randn(&rng, k, DK);
+    rng_randn(&rng, DK, k);
     /* F.normalize: x / max(‖x‖, 1e-12) */
     double ss = 0;
     for (int i = 0; i < DK; i++) ss += (double)k[i] * k[i];
     float norm = (float)sqrt(ss);
     for (int i = 0; i < DK; i++) k[i] /= fmaxf(norm, 1e-12f);
-    rng_randn(&rng, v, DK);
+    rng_randn(&rng, DK, v);
 
     float q[WRITES * DK], kk[WRITES * DK], vv[WRITES * DK], g[WRITES], beta[WRITES]; /* [6, 128], [6] */
     for (int t = 0; t < WRITES; t++) {

@@ -176,9 +176,9 @@ static Capacity fill(const float *K, const float *V, int n, CapacityTrace *trace
 /* n rows of 128 random unit keys and 128 random values, drawn as the book draws
  * them: F.normalize(torch.randn(n, dk), dim=-1), then torch.randn(n, dk). */
 static void random_pairs(TorchRng *g, int n, float *K, float *V) {
-    rng_randn(g, K, (int64_t)n * DK);
+    rng_randn(g, (int64_t)n * DK, K);
     for (int t = 0; t < n; t++) la_normalize(K + (size_t)t * DK, DK);
-    rng_randn(g, V, (int64_t)n * DK);
+    rng_randn(g, (int64_t)n * DK, V);
 }
 
 #define N_RANDOM 2
@@ -197,9 +197,9 @@ static void capacity_experiment(uint64_t seed, RngVariant variant, Capacity resu
     float *V = xmalloc((size_t)max_n * DK * sizeof *V); /* [n, 128] values */
     float *R = xmalloc((size_t)DK * DK * sizeof *R);    /* [128, 128] QR's R, unused */
 
-    rng_randn(&g, V, DK * DK); /* Q, _ = torch.linalg.qr(torch.randn(dk, dk)) */
+    rng_randn(&g, DK * DK, V); /* Q, _ = torch.linalg.qr(torch.randn(dk, dk)) */
     la_qr(K, R, V, DK, DK);
-    rng_randn(&g, V, DK * DK); /* the values */
+    rng_randn(&g, DK * DK, V); /* the values */
     result[0] = fill(K, V, DK, NULL);
 
     for (int i = 0; i < N_RANDOM; i++) {

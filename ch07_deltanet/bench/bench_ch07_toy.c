@@ -53,7 +53,7 @@ int main(void) {
         g.variant = v ? RNG_LIBM : RNG_X86;
         for (int r = 0; r < RUNS; r++) {
             double start = now_seconds();
-            rng_randn(&g, x, N);
+            rng_randn(&g, N, x);
             t[r] = now_seconds() - start;
         }
         rate[v] = N / median(t, RUNS) / 1e6;

@@ -97,8 +97,8 @@ START_TEST(trace_is_the_same_experiment) {
     TorchRng g;
     rng_init(&g, 0);
     float *K = xmalloc(1024 * DK * sizeof *K), *V = xmalloc(1024 * DK * sizeof *V); /* [1024, 128] */
-    rng_randn(&g, K, DK * DK);
-    rng_randn(&g, K, DK * DK);
+    rng_randn(&g, DK * DK, K);
+    rng_randn(&g, DK * DK, K);
     random_pairs(&g, 256, K, V);
     random_pairs(&g, 1024, K, V);
     for (int i = 0; i < CURVE_POINTS; i += 4) {

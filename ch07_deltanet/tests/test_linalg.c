@@ -95,7 +95,7 @@ static void check_qr(int m, int n) {
     float *R = xmalloc((size_t)n * n * sizeof *R);                                             /* [n, n] */
     float *QtQ = xmalloc((size_t)n * n * sizeof *QtQ), *I = xcalloc((size_t)n * n, sizeof *I); /* [n, n] */
     float *QR = xmalloc((size_t)m * n * sizeof *QR);                                           /* [m, n] */
-    rng_randn(&g, A, (int64_t)m * n);
+    rng_randn(&g, (int64_t)m * n, A);
     la_qr(Q, R, A, m, n);
     for (int i = 0; i < n; i++) {
         I[(size_t)i * n + i] = 1.0f;

@@ -55,7 +55,7 @@ static uint64_t *draw_case(RngVariant variant, const char *kind, uint64_t seed, 
         ck_assert_msg(end != p && n > 0 && at + n <= count, "bad sizes '%s'", sizes);
         if (strcmp(kind, "randn") == 0) {
             float *v = xmalloc((size_t)n * sizeof *v); /* [n] */
-            rng_randn(&g, v, n);
+            rng_randn(&g, n, v);
             for (int64_t i = 0; i < n; i++) bits[at + i] = bits_f32(v[i]);
             free(v);
         } else if (strcmp(kind, "rand") == 0) {
@@ -164,18 +164,18 @@ START_TEST(spec_examples) {
     TorchRng g;
     float v[16];
     rng_init(&g, 0);
-    rng_randn(&g, v, 16);
+    rng_randn(&g, 16, v);
     const float block[4] = {-1.1258f, -1.1524f, -0.2506f, -0.4339f};
     for (int i = 0; i < 4; i++) ck_assert_float_eq_tol(v[i], block[i], 5e-5f);
     rng_seed(&g, 0);
-    rng_randn(&g, v, 4);
+    rng_randn(&g, 4, v);
     const float small[4] = {1.5410f, -0.2934f, -2.1788f, 0.5684f};
     for (int i = 0; i < 4; i++) ck_assert_float_eq_tol(v[i], small[i], 5e-5f);
     /* ch07_deltanet.py part 3: k = randn(1, 1, 1, 128), then v = randn(1, 1, 1, 128); ‖v‖ = 9.3454218 */
     float kv[2][128];
     rng_seed(&g, 0);
-    rng_randn(&g, kv[0], 128);
-    rng_randn(&g, kv[1], 128);
+    rng_randn(&g, 128, kv[0]);
+    rng_randn(&g, 128, kv[1]);
     double len2 = 0;
     for (int i = 0; i < 128; i++) len2 += (double)kv[1][i] * kv[1][i];
     ck_assert_double_eq_tol(sqrt(len2), 9.3454218, 1e-6);
@@ -190,23 +190,23 @@ START_TEST(cache_and_block_structure) {
     float x[16], y[16];
     rng_init(&a, 7);
     rng_init(&b, 7);
-    rng_randn(&a, x, 1);
-    rng_randn(&a, x + 1, 1);
-    rng_randn(&b, y, 2);
+    rng_randn(&a, 1, x);
+    rng_randn(&a, 1, x + 1);
+    rng_randn(&b, 2, y);
     ck_assert_uint_eq(bits_f32(x[0]), bits_f32(y[0]));
     ck_assert_uint_eq(bits_f32(x[1]), bits_f32(y[1]));
 
     rng_seed(&a, 7);
-    rng_randn(&a, x, 1); /* leaves a cached value ... */
+    rng_randn(&a, 1, x); /* leaves a cached value ... */
     rng_seed(&a, 7);     /* ... that manual_seed forgets */
-    rng_randn(&a, x, 1);
+    rng_randn(&a, 1, x);
     ck_assert_uint_eq(bits_f32(x[0]), bits_f32(y[0]));
 
     rng_seed(&a, 7);
     rng_seed(&b, 7);
-    rng_randn(&a, x, 8);
-    rng_randn(&a, x + 8, 8);
-    rng_randn(&b, y, 16);
+    rng_randn(&a, 8, x);
+    rng_randn(&a, 8, x + 8);
+    rng_randn(&b, 16, y);
     ck_assert_msg(memcmp(x, y, sizeof x) != 0, "randn(8) twice must differ from randn(16)");
 }
 END_TEST
@@ -220,8 +220,8 @@ START_TEST(variants_differ_only_in_rounding) {
     rng_init(&a, 0);
     rng_init(&b, 0);
     b.variant = RNG_LIBM;
-    rng_randn(&a, x, N);
-    rng_randn(&b, y, N);
+    rng_randn(&a, N, x);
+    rng_randn(&b, N, y);
     int differ = 0;
     for (int i = 0; i < N; i++) {
         differ += bits_f32(x[i]) != bits_f32(y[i]);

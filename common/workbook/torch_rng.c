@@ -222,7 +222,7 @@ static void box_muller_16_libm(float *d) {
 
 /* ---- randn ----------------------------------------------------------------- */
 
-void rng_randn(TorchRng *g, float *out, int64_t n) {
+void rng_randn(TorchRng *g, int64_t n, float *out) {
     if (n < 16) { /* the double path, with its cache */
         for (int64_t i = 0; i < n; i++) out[i] = (float)rng_normal_f64(g);
         return;

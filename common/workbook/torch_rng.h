@@ -97,6 +97,6 @@ double rng_uniform_f64(TorchRng *g);
 double rng_normal_f64(TorchRng *g);
 
 /* torch.randn with n elements in total (any shape), float32. */
-void rng_randn(TorchRng *g, float *out, int64_t n);
+void rng_randn(TorchRng *g, int64_t n, float *out);
 
 #endif
