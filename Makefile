@@ -129,6 +129,12 @@ $(TOOLS): $(BINDIR)%: $(BUILD)/%.o $(LIB)
 $(TESTS) $(BENCHES): $(BUILD)/%: $(BUILD)/%.o $(TESTLIB) $(LIB)
 	$(CC) $(CFLAGS) $< $(TESTLIB) $(LIB) $(CHECK_LIBS) $(LDLIBS) -o $@
 
+# test_allocations counts the library's allocations during a forward pass: the
+# linker sends every call of the library's objects to malloc and friends through the
+# test's __wrap_ counters.
+$(BUILD)/ch07_deltanet/tests/test_allocations: \
+  LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=aligned_alloc,--wrap=strdup
+
 # The synthetic checkpoints the numerical tests run on (the goldens in
 # reference/golden/ were computed from exactly these weights): tiny (hidden size 64)
 # and mid (the real layer widths, four layers; ~170 MB, written in under a second).

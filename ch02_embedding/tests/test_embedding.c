@@ -72,11 +72,17 @@ START_TEST(tied_head_matches_reference) {
     const float *h = golden_f32(&golden, "final_norm", (int64_t)T * emb.hidden);
     const float *want = golden_f32(&golden, "logits", n_logits);
     float *got = xmalloc(sizeof *got * (size_t)n_logits); /* [T, vocab] */
-    for (int t = 0; t < T; t++) emb_logits(&emb, h + (int64_t)t * emb.hidden, got + (int64_t)t * emb.vocab);
     /* 64-term float32 dot products of O(1) values against float64: relative
      * rounding ~1e-6 of terms up to ~10, so 1e-4 absolute is ample and a wrong
-     * row or a missing term (errors of order 0.1) still fails */
-    ck_assert(compare_f32("logits", "T x vocab", got, want, n_logits, 1e-4, 1e-5, NULL));
+     * row or a missing term (errors of order 0.1) still fails. Both paths, all T
+     * at once and one token at a time. */
+    for (int path = PATH_FAST; path <= PATH_READABLE; path++) {
+        emb_logits(&emb, h, T, got, (Path)path);
+        ck_assert(compare_f32("logits", "T x vocab", got, want, n_logits, 1e-4, 1e-5, NULL));
+        for (int t = 0; t < T; t++)
+            emb_logits(&emb, h + (int64_t)t * emb.hidden, 1, got + (int64_t)t * emb.vocab, (Path)path);
+        ck_assert(compare_f32("logits token by token", "T x vocab", got, want, n_logits, 1e-4, 1e-5, NULL));
+    }
     free(got);
 }
 END_TEST

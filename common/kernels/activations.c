@@ -42,3 +42,12 @@ void silu_vec(const float *x, int64_t n, float *y) {
 #pragma omp simd
     for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + exp_vec(-x[i]));
 }
+
+/* Below this many numbers (a few tokens' 3584 features) waking the other cores costs
+ * more than it saves. */
+#define SWIGLU_PARALLEL_MIN 65536
+
+void swiglu_vec(const float *gate, const float *up, int64_t n, float *act) {
+#pragma omp parallel for simd schedule(static) if (n > SWIGLU_PARALLEL_MIN)
+    for (int64_t i = 0; i < n; i++) act[i] = gate[i] / (1.0f + exp_vec(-gate[i])) * up[i];
+}

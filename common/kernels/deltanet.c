@@ -114,16 +114,20 @@ delta_rule_head_fast(const int n_vecs, const float *q, const float *k, const flo
     }
 }
 
+/* What a sweep reads for a token that is not there: zeros, for keys and queries of up
+ * to MAX_DK dimensions and differences of up to MAX_VECS · 16. */
+#define MAX_DK 1024
+static const float zeros[MAX_DK > MAX_VECS *VEC ? MAX_DK : MAX_VECS *VEC];
+
 void delta_rule(const float *q, const float *k, const float *v, const float *g, const float *beta, int T,
                 int n_k, int n_v, int dk, int dv, const float *S0, float *S, float *out) {
     int n_vecs = dv % VEC == 0 ? dv / VEC : 0; /* vectors per row; 0: rows that are not whole vectors */
-    if (T == 0 || (n_vecs != 8 && n_vecs != 4 && n_vecs != 2 && n_vecs != 1)) {
+    if (T == 0 || dk > MAX_DK || (n_vecs != 8 && n_vecs != 4 && n_vecs != 2 && n_vecs != 1)) {
         delta_rule_ref(q, k, v, g, beta, T, n_k, n_v, dk, dv, S0, S, out); /* the plain loops */
         return;
     }
     size_t table = (size_t)dk * dv;
     int rep = n_v / n_k; /* value head h reads key head h / rep */
-    float *zeros = xcalloc((size_t)(dk > dv ? dk : dv), sizeof(float)); /* [max(dk, dv)] */
 #pragma omp parallel for schedule(static)
     for (int h = 0; h < n_v; h++) {
         float *Sh = S + h * table; /* [dk, dv] */
@@ -147,12 +151,12 @@ void delta_rule(const float *q, const float *k, const float *v, const float *g, 
             break;
         }
     }
-    free(zeros);
 }
 
 /* ---- the gated RMSNorm of the output ---------------------------------------- */
 
-void gated_norm_heads(const float *o, const float *z, const float *w, int n_heads, int dv, float eps, float *y) {
+void gated_norm_heads(const float *o, const float *z, const float *w, int n_heads, int dv, float eps,
+                      float *y) {
     silu_vec(z, (int64_t)n_heads * dv, y); /* the gate silu(z) first, 16 at a time */
     for (int h = 0; h < n_heads; h++) {
         const float *oh = o + (size_t)h * dv; /* [dv] */

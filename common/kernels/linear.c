@@ -49,11 +49,12 @@
 #define LINEAR_AVX512 0
 #endif
 
-#define LANES           16 /* running sums per output: one 512-bit vector of float32 */
-#define ROWS            6  /* rows of W per batched tile */
-#define TOKENS          4  /* tokens per batched tile */
-#define STREAMS         4  /* rows per tile for one token */
-#define PACK_MIN_TOKENS 12 /* from this many tokens on, a tile's rows are widened once (walk) */
+#define LANES           16   /* running sums per output: one 512-bit vector of float32 */
+#define ROWS            6    /* rows of W per batched tile */
+#define TOKENS          4    /* tokens per batched tile */
+#define STREAMS         4    /* rows per tile for one token */
+#define PACK_MIN_TOKENS 12   /* from this many tokens on, a tile's rows are widened once (walk) */
+#define PANEL_MAX_IN    4096 /* ... into a panel on the thread's stack, for rows up to this long */
 
 #define ALWAYS_INLINE __attribute__((always_inline))
 
@@ -280,7 +281,7 @@ static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float 
      * are the same (widening is exact), but the widening instructions, which compete
      * with the multiply-adds for the same execution units, then run once per row
      * instead of once per TOKENS tokens. */
-    bool pack = T >= PACK_MIN_TOKENS && w->dtype != DTYPE_F32;
+    bool pack = T >= PACK_MIN_TOKENS && w->dtype != DTYPE_F32 && in <= PANEL_MAX_IN;
 #pragma omp parallel
     {
         int64_t first, last;
@@ -289,7 +290,8 @@ static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float 
         /* [ROWS, stride]: a row of panel every in + 16 floats, not every in, so that the
          * rows (4 KB apart for in = 1024) do not all fall into the same cache set */
         int64_t stride = in + LANES;
-        float *panel = pack && part > 0 ? xaligned_alloc((size_t)ROWS * stride * sizeof(float)) : NULL;
+        float panel_memory[pack ? ROWS * (PANEL_MAX_IN + LANES) : 1] __attribute__((aligned(64)));
+        float *panel = pack && part > 0 ? panel_memory : NULL;
         for (int64_t j = 0; j < part; j++) {
             const char *rows = data + (first + j) * row_bytes; /* row j of the first part */
             int64_t step = part * row_bytes;                   /* from one part to the next */
@@ -309,7 +311,6 @@ static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float 
                 tile[c](rows, step, in, x + t * in, yj + t * out, part, out);
             }
         }
-        free(panel);
         for (int64_t o = first + parts * part; o < last; o++)
             for (int64_t t = 0; t < T; t += TOKENS) {
                 int c = T - t < TOKENS ? (int)(T - t) : TOKENS;

@@ -27,6 +27,11 @@ static inline float siluf(float x) { return x * sigmoidf(x); }
  * kernels/activations.c. */
 void silu_vec(const float *x, int64_t n, float *y);
 
+/* act = silu(gate) · up for n numbers, the MLP's gate: silu_vec's arithmetic, then
+ * the product, spread over the cores when there are many. Speed code, in
+ * kernels/activations.c. */
+void swiglu_vec(const float *gate, const float *up, int64_t n, float *act);
+
 /* log(1 + e^x) = max(x, 0) + log(1 + e^−|x|); PyTorch returns x itself above 20. */
 static inline float softplusf(float x) {
     if (x > 20.0f) return x;

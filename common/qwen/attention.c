@@ -63,7 +63,7 @@ int64_t attn_param_count(const Attention *at) {
 static void kv_reserve(KVCache *kv, int n) {
     if (n <= kv->cap) return;
     int cap = (int)grow_capacity(kv->cap ? kv->cap : KV_START, n);
-    size_t row = (size_t)kv->n_kv_heads * kv->head_dim;          /* floats per token: Hkv · d */
+    size_t row = (size_t)kv->n_kv_heads * kv->head_dim;         /* floats per token: Hkv · d */
     kv->k = xrealloc(kv->k, (size_t)cap * row * sizeof(float)); /* [cap, Hkv, d] */
     kv->v = xrealloc(kv->v, (size_t)cap * row * sizeof(float)); /* [cap, Hkv, d] */
     kv->cap = cap;
@@ -160,7 +160,7 @@ static void attend_group(const float *q, int G, const float *K, const float *V, 
 /* AttnActs's buffers for cap tokens: the one place their sizes are written. (The
  * scores grow with the context instead: reserve_scores.) */
 static int attn_buffers(AttnActs *a, const AttnDims *d, int64_t cap, BufferSpec *b) {
-    uint64_t qd = size_mul((uint64_t)cap, (uint64_t)d->n_heads * d->head_dim);    /* [cap, Hq, d] */
+    uint64_t qd = size_mul((uint64_t)cap, (uint64_t)d->n_heads * d->head_dim);     /* [cap, Hq, d] */
     uint64_t kvd = size_mul((uint64_t)cap, (uint64_t)d->n_kv_heads * d->head_dim); /* [cap, Hkv, d] */
     int n = 0;
     b[n++] = (BufferSpec){&a->qg, size_mul(2, qd)}; /* [cap, Hq, 2d] */
@@ -196,7 +196,8 @@ uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap, int64_t positions) {
 
 uint64_t kv_cache_bytes(const AttnDims *d, int64_t n) {
     uint64_t row = (uint64_t)d->n_kv_heads * (uint64_t)d->head_dim;
-    return size_mul(size_mul(2, size_mul((uint64_t)grow_capacity(KV_START, n), row)), sizeof(float)); /* K, V */
+    return size_mul(size_mul(2, size_mul((uint64_t)grow_capacity(KV_START, n), row)),
+                    sizeof(float)); /* K, V */
 }
 
 void attn_acts_free(AttnActs *a) {

@@ -35,12 +35,12 @@ void dn_repeat_key_heads(const DeltaNetDims *d, const float *x, int T, float *y)
 
 /* ---- the delta rule -------------------------------------------------------- */
 
-/* One head, the formula as the book prints it: four loops per token.
+/* One head, the formula as the book prints it, step by step per token.
  *   Sh: [dk, dv] the head's table, already holding the starting state
  *   kh: the key head this value head reads */
 static void delta_rule_head_ref(const float *q, const float *k, const float *v, const float *g,
                                 const float *beta, int T, int n_k, int n_v, int kh, int h, int dk, int dv,
-                                float *Sh, float *out, float *pred) {
+                                float *Sh, float *out) {
     for (int t = 0; t < T; t++) {
         const float *kt = k + ((size_t)t * n_k + kh) * dk; /* [dk] */
         const float *qt = q + ((size_t)t * n_k + kh) * dk; /* [dk] */
@@ -51,13 +51,14 @@ static void delta_rule_head_ref(const float *q, const float *k, const float *v, 
         /* 1. decay: multiply the whole table by a number in (0, 1], forgetting a little */
         for (int i = 0; i < dk; i++)
             for (int j = 0; j < dv; j++) Sh[i * dv + j] *= decay;
-        /* 2. look up with k: what the table thinks v should be, pred = Sᵀk */
-        for (int j = 0; j < dv; j++) pred[j] = 0;
-        for (int i = 0; i < dk; i++)
-            for (int j = 0; j < dv; j++) pred[j] += kt[i] * Sh[i * dv + j];
-        /* 3. write only the difference (delta), β of it: S += k ((v − pred) β)ᵀ */
-        for (int i = 0; i < dk; i++)
-            for (int j = 0; j < dv; j++) Sh[i * dv + j] += kt[i] * ((vt[j] - pred[j]) * b);
+        /* 2–3. for each value dimension j (a column of the table): */
+        for (int j = 0; j < dv; j++) {
+            /* 2. look up with k: what the table thinks v_j should be, pred_j = Σ_i k_i S_ij */
+            float pred = 0;
+            for (int i = 0; i < dk; i++) pred += kt[i] * Sh[i * dv + j];
+            /* 3. write only the difference (delta), β of it: S_ij += k_i (v_j − pred_j) β */
+            for (int i = 0; i < dk; i++) Sh[i * dv + j] += kt[i] * ((vt[j] - pred) * b);
+        }
         /* 4. look up with q to get this token's output, o = Sᵀq */
         for (int j = 0; j < dv; j++) ot[j] = 0;
         for (int i = 0; i < dk; i++)
@@ -77,16 +78,15 @@ void delta_rule_ref(const float *q, const float *k, const float *v, const float 
                     int n_k, int n_v, int dk, int dv, const float *S0, float *S, float *out) {
     size_t table = (size_t)dk * dv;
     start_tables(S0, S, (size_t)n_v * table);
-    int rep = n_v / n_k;                               /* value head h reads key head h / rep */
-    float *pred = xmalloc((size_t)dv * sizeof(float)); /* [dv] */
+    int rep = n_v / n_k; /* value head h reads key head h / rep */
     for (int h = 0; h < n_v; h++)
-        delta_rule_head_ref(q, k, v, g, beta, T, n_k, n_v, h / rep, h, dk, dv, S + h * table, out, pred);
-    free(pred);
+        delta_rule_head_ref(q, k, v, g, beta, T, n_k, n_v, h / rep, h, dk, dv, S + h * table, out);
 }
 
 /* ---- the short convolution ----------------------------------------------------- */
 
-void causal_conv_silu_ref(const float *x, const float *w, int T, int C, int kernel, float *state, float *out) {
+void causal_conv_silu_ref(const float *x, const float *w, int T, int C, int kernel, float *state,
+                          float *out) {
     int hist = kernel - 1; /* pre-conv vectors kept from before the first new token */
     /* Token t's window is rows t … t + kernel − 1 of (the hist rows of state, then x). */
     for (int t = 0; t < T; t++)
@@ -149,21 +149,22 @@ bool dn_load(DeltaNet *dn, const Checkpoint *ck, int layer, Error *err) {
     const DeltaNetDims *d = &dn->d;
     int64_t H = d->hidden, C = d->conv_dim, V = d->value_dim, Hv = d->n_v, K = d->kernel, dv = d->dv;
     DeltaNetWeights *w = &dn->w;
-    bool ok = (w->in_proj_qkv =
-                ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_qkv.weight", 2, (int64_t[]){C, H}, err)) &&
-           (w->in_proj_z =
-                ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_z.weight", 2, (int64_t[]){V, H}, err)) &&
-           (w->in_proj_b =
-                ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_b.weight", 2, (int64_t[]){Hv, H}, err)) &&
-           (w->in_proj_a =
-                ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_a.weight", 2, (int64_t[]){Hv, H}, err)) &&
-           (w->conv1d =
-                ckpt_layer_tensor(ck, layer, "linear_attn.conv1d.weight", 3, (int64_t[]){C, 1, K}, err)) &&
-           (w->dt_bias = ckpt_layer_tensor(ck, layer, "linear_attn.dt_bias", 1, (int64_t[]){Hv}, err)) &&
-           (w->A_log = ckpt_layer_tensor(ck, layer, "linear_attn.A_log", 1, (int64_t[]){Hv}, err)) &&
-           (w->norm = ckpt_layer_tensor(ck, layer, "linear_attn.norm.weight", 1, (int64_t[]){dv}, err)) &&
-           (w->out_proj =
-                ckpt_layer_tensor(ck, layer, "linear_attn.out_proj.weight", 2, (int64_t[]){H, V}, err));
+    bool ok =
+        (w->in_proj_qkv =
+             ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_qkv.weight", 2, (int64_t[]){C, H}, err)) &&
+        (w->in_proj_z =
+             ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_z.weight", 2, (int64_t[]){V, H}, err)) &&
+        (w->in_proj_b =
+             ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_b.weight", 2, (int64_t[]){Hv, H}, err)) &&
+        (w->in_proj_a =
+             ckpt_layer_tensor(ck, layer, "linear_attn.in_proj_a.weight", 2, (int64_t[]){Hv, H}, err)) &&
+        (w->conv1d =
+             ckpt_layer_tensor(ck, layer, "linear_attn.conv1d.weight", 3, (int64_t[]){C, 1, K}, err)) &&
+        (w->dt_bias = ckpt_layer_tensor(ck, layer, "linear_attn.dt_bias", 1, (int64_t[]){Hv}, err)) &&
+        (w->A_log = ckpt_layer_tensor(ck, layer, "linear_attn.A_log", 1, (int64_t[]){Hv}, err)) &&
+        (w->norm = ckpt_layer_tensor(ck, layer, "linear_attn.norm.weight", 1, (int64_t[]){dv}, err)) &&
+        (w->out_proj =
+             ckpt_layer_tensor(ck, layer, "linear_attn.out_proj.weight", 2, (int64_t[]){H, V}, err));
     if (ok) dn_convert_small(dn);
     return ok;
 }
@@ -271,7 +272,8 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, Delt
         for (int h = 0; h < d->n_v; h++) {
             size_t i = (size_t)t * d->n_v + h;
             a->beta[i] = sigmoidf(a->beta[i]);
-            a->g[i] = dn->neg_A[h] * softplusf(a->g[i] + dn->dt_bias[h]); /* −exp(A_log) · softplus(a + dt_bias) */
+            a->g[i] =
+                dn->neg_A[h] * softplusf(a->g[i] + dn->dt_bias[h]); /* −exp(A_log) · softplus(a + dt_bias) */
         }
     }
 

@@ -25,20 +25,8 @@ bool emb_lookup(const Embedding *e, const int *ids, int n, float *out, Error *er
     return true;
 }
 
-void emb_logits(const Embedding *e, const float *h, float *logits) {
-    int hidden = e->hidden;
-#pragma omp parallel
-    {
-        float *row = xmalloc(sizeof *row * (size_t)hidden); /* [hidden] one row, widened */
-#pragma omp for schedule(static)
-        for (int v = 0; v < e->vocab; v++) {
-            tensor_read_f32(e->table, (int64_t)v * hidden, hidden, row);
-            float dot = 0;
-            for (int i = 0; i < hidden; i++) dot += row[i] * h[i];
-            logits[v] = dot; /* how strongly h points along token v's row */
-        }
-        free(row);
-    }
+void emb_logits(const Embedding *e, const float *h, int64_t T, float *logits, Path path) {
+    project(h, e->table, T, logits, path); /* logits[t][v]: how strongly h[t] points along token v's row */
 }
 
 float emb_norm(const float *row, int hidden) {

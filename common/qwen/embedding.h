@@ -33,6 +33,7 @@
 
 #include <stdbool.h>
 
+#include "linear.h"
 #include "tensor.h"
 #include "workbook/util.h"
 
@@ -49,10 +50,12 @@ bool emb_init(Embedding *e, const Tensor *table, Error *err);
  * An id outside 0..vocab-1 is an error naming the id and the table size. */
 bool emb_lookup(const Embedding *e, const int *ids, int n, float *out, Error *err);
 
-/* The tied output head: logits[v] = table[v] · h for every row v.
- *   h: [hidden]   logits: [vocab]
- * Rows are widened one at a time, so the table is never converted whole. */
-void emb_logits(const Embedding *e, const float *h, float *logits);
+/* The tied output head for T hidden states: logits[t][v] = table[v] · h[t] for every
+ * row v.   h: [T, hidden]   logits: [T, vocab]
+ * That is a linear layer whose weight matrix is the table (chapter 4, linear.h), so
+ * it runs as one: the fast kernels, or linear_ref's plain loop on the readable path.
+ * Rows are widened a few numbers at a time, so the table is never converted whole. */
+void emb_logits(const Embedding *e, const float *h, int64_t T, float *logits, Path path);
 
 /* Euclidean length of one row of width hidden. */
 float emb_norm(const float *row, int hidden);

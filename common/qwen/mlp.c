@@ -49,18 +49,12 @@ void mlp_forward(const Mlp *m, MlpActs *a, const float *x, int T, float *y, Path
 
     project(x, m->w.gate_proj, T, a->gate, path); /* widen: hidden → intermediate, twice */
     project(x, m->w.up_proj, T, a->up, path);
-    if (path == PATH_READABLE) {
+    if (path == PATH_READABLE)
         for (size_t i = 0; i < n; i++)
             a->act[i] = siluf(a->gate[i]) * a->up[i]; /* the gate lets up through, or not */
-    } else { /* the same, the SiLU 16 at a time (kernels/activations.c) */
-#pragma omp parallel for schedule(static) if (n > 65536)
-        for (size_t i0 = 0; i0 < n; i0 += 4096) {
-            size_t len = n - i0 < 4096 ? n - i0 : 4096;
-            silu_vec(a->gate + i0, (int64_t)len, a->act + i0);
-            for (size_t i = i0; i < i0 + len; i++) a->act[i] *= a->up[i];
-        }
-    }
-    project(a->act, m->w.down_proj, T, y, path); /* back: intermediate → hidden */
+    else
+        swiglu_vec(a->gate, a->up, (int64_t)n, a->act); /* the same, 16 at a time (kernels/activations.c) */
+    project(a->act, m->w.down_proj, T, y, path);        /* back: intermediate → hidden */
 }
 
 int64_t mlp_param_count(const Mlp *m) {

@@ -7,6 +7,7 @@
 #include "embedding.h"
 #include "linear.h"
 #include "norm.h"
+#include "workbook/buffers.h"
 
 static bool load_layer(const Checkpoint *ck, int i, Layer *l, Error *err) {
     int64_t H = ck->config.hidden_size;
@@ -31,7 +32,8 @@ bool model_open(Model *m, const char *dir, Error *err) {
         m->tied = ckpt_find(&m->ck, "lm_head.weight") == NULL;
         m->lm_head =
             m->tied ? m->embed_tokens : ckpt_expect(&m->ck, "lm_head.weight", 2, (int64_t[]){V, H}, err);
-        ok = m->lm_head != NULL;
+        ok = m->lm_head != NULL && emb_init(&m->embed, m->embed_tokens, err) &&
+             emb_init(&m->head, m->lm_head, err);
     }
     if (ok) {
         m->layers = xcalloc((size_t)c->num_hidden_layers, sizeof *m->layers);
@@ -63,17 +65,25 @@ int64_t model_weight_bytes(const Model *m) {
 
 /* ---- the run state ---------------------------------------------------------------- */
 
+/* The run state's own buffers for passes of chunk tokens: the one place their sizes
+ * are written (the blocks list theirs). */
+static int run_buffers(RunState *s, const Config *c, int64_t chunk, BufferSpec *b) {
+    uint64_t stream = size_mul((uint64_t)chunk, (uint64_t)c->hidden_size);
+    b[0] = (BufferSpec){&s->x, stream};                       /* [chunk, hidden] */
+    b[1] = (BufferSpec){&s->normed, stream};                  /* [chunk, hidden] */
+    b[2] = (BufferSpec){&s->out, stream};                     /* [chunk, hidden] */
+    b[3] = (BufferSpec){&s->logits, (uint64_t)c->vocab_size}; /* [vocab] */
+    return 4;
+}
+
 void run_init(RunState *s, const Model *m, int chunk) {
     const Config *c = &m->ck.config;
     if (chunk < 1) chunk = 1;
     memset(s, 0, sizeof *s);
     s->chunk = chunk;
     s->max_pos = c->max_position_embeddings;
-    size_t row = (size_t)c->hidden_size * sizeof(float);
-    s->x = xaligned_alloc((size_t)chunk * row);
-    s->normed = xaligned_alloc((size_t)chunk * row);
-    s->out = xaligned_alloc((size_t)chunk * row);
-    s->logits = xaligned_alloc((size_t)c->vocab_size * sizeof(float));
+    BufferSpec b[4];
+    s->memory = buffers_alloc(b, run_buffers(s, c, chunk, b));
     s->n_layers = c->num_hidden_layers;
     s->layers = xcalloc((size_t)s->n_layers, sizeof *s->layers);
     bool any_attn = false, any_dn = false;
@@ -104,7 +114,7 @@ void run_free(RunState *s) {
     dn_acts_free(&s->dn);
     mlp_acts_free(&s->mlp);
     rope_free(&s->rope);
-    free(s->x), free(s->normed), free(s->out), free(s->logits);
+    free(s->memory);
     memset(s, 0, sizeof *s);
 }
 
@@ -120,9 +130,9 @@ void run_reset(RunState *s) {
 
 uint64_t run_bytes(const Model *m, int chunk, int64_t n) {
     const Config *c = &m->ck.config;
-    uint64_t bytes =
-        size_mul(3 * sizeof(float), size_mul((uint64_t)chunk, (uint64_t)c->hidden_size)); /* x, normed, out */
-    bytes = size_add(bytes, size_mul(sizeof(float), (uint64_t)c->vocab_size));            /* logits */
+    RunState s;
+    BufferSpec b[4];
+    uint64_t bytes = buffers_bytes(b, run_buffers(&s, c, chunk, b));
     bytes = size_add(bytes, mlp_acts_bytes(&m->layers[0].mlp.d, chunk));
     bytes = size_add(bytes, rope_table_bytes(c->rotary_dim, n));
     bool attn = false, dn = false;
@@ -196,9 +206,9 @@ static void forward_piece(const Model *m, RunState *s, const int *ids, int T, in
     size_t row = (size_t)H * sizeof(float);
     float eps = (float)c->rms_norm_eps;
 
-    /* x = E[ids]: the embedding rows (ids were checked by the caller) */
-    for (int t = 0; t < T; t++)
-        tensor_read_f32(m->embed_tokens, (int64_t)ids[t] * H, H, s->x + (size_t)t * H);
+    /* x = E[ids]: the embedding rows (model_forward checked the ids) */
+    Error unused;
+    emb_lookup(&m->embed, ids, T, s->x, &unused);
     if (tr && tr->embed) memcpy(tr->embed + (size_t)t0 * H, s->x, (size_t)T * row);
 
     for (int i = 0; i < c->num_hidden_layers; i++) {
@@ -214,14 +224,14 @@ static void forward_piece(const Model *m, RunState *s, const int *ids, int T, in
         if (tr->final_norm) memcpy(tr->final_norm + (size_t)t0 * H, s->normed, (size_t)T * row);
         if (tr->logits) {
             float *logits = tr->logits + (size_t)t0 * V; /* [T, V] */
-            project(s->normed, m->lm_head, T, logits, s->path);
+            emb_logits(&m->head, s->normed, T, logits, s->path);
             if (last) memcpy(s->logits, logits + (size_t)(T - 1) * V, (size_t)V * sizeof(float));
             return;
         }
     }
     if (last) {
         rmsnorm(s->x + (size_t)(T - 1) * H, m->norm, 1, H, eps, s->normed);
-        project(s->normed, m->lm_head, 1, s->logits, s->path);
+        emb_logits(&m->head, s->normed, 1, s->logits, s->path);
     }
 }
 

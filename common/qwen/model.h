@@ -42,6 +42,7 @@
 #include "attention.h"
 #include "config.h"
 #include "deltanet.h"
+#include "embedding.h"
 #include "mlp.h"
 #include "tensor.h"
 #include "weights.h"
@@ -63,6 +64,8 @@ typedef struct {
     const Tensor *norm;         /* [hidden]: the final RMSNorm */
     const Tensor *lm_head;      /* [vocab, hidden]: == embed_tokens when tied */
     bool tied;                  /* no lm_head.weight in the file: the output head is the embedding */
+    Embedding embed;            /* chapter 2's table over embed_tokens: ids → rows */
+    Embedding head;             /* ... and over lm_head: rows → logits (the same table when tied) */
     Layer *layers;              /* [num_hidden_layers] */
 } Model;
 
@@ -107,6 +110,7 @@ typedef struct {
     AttnActs attn;   /* attention's buffers */
     DeltaNetActs dn; /* the Gated DeltaNet's buffers */
     float *logits;   /* [vocab]  after the last token read */
+    void *memory;    /* the allocation of x, normed, out and logits */
 } RunState;
 
 /* A run state for m: empty caches and tables at position 0, buffers for passes of
