@@ -25,7 +25,12 @@
 #   chNN_x/bench/bench_*.c   -> a benchmark, run by `make bench` (bench_*.sh too)
 #
 # Flags: -O2 -march=native lets the compiler use the machine's SIMD units (the
-# matrix-vector loops depend on it); OpenMP spreads the big loops over cores.
+# matrix-vector loops depend on it); OpenMP spreads the big loops over cores;
+# -ffp-contract=off: the compiler never fuses a * b + c into one multiply-add on its
+# own (GCC does not in -std=c11 anyway, clang would), so every sum written in C is
+# rounded as written — what lets PyTorch's random numbers be reproduced bit for bit
+# (workbook/torch_rng.h) and the readable loops be exact twins of the portable
+# kernels.
 
 BUILD    ?= build
 BINDIR   ?=
@@ -37,7 +42,7 @@ CC       ?= cc
 #        OPENMP_LIBS="-L$(brew --prefix libomp)/lib -lomp"
 OPENMP      ?= -fopenmp
 OPENMP_LIBS ?=
-CFLAGS    = -std=c11 -D_GNU_SOURCE $(OPT) -g $(OPENMP) -Wall -Wextra -Icommon \
+CFLAGS    = -std=c11 -D_GNU_SOURCE $(OPT) -g -ffp-contract=off $(OPENMP) -Wall -Wextra -Icommon \
             -DREPO_ROOT='"$(CURDIR)"' $(PKG_CFLAGS)
 LDLIBS    = $(PKG_LIBS) $(OPENMP_LIBS) -lm
 DEPFLAGS  = -MMD -MP
@@ -103,10 +108,6 @@ $(foreach c,$(CHAPTERS),$(eval $(call chapter_rule,$(c))))
 $(BUILD)/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
-
-# PyTorch's random numbers are reproduced bit for bit only if the compiler
-# fuses no multiply-adds on its own (see common/workbook/torch_rng.h).
-$(BUILD)/common/workbook/torch_rng.o: CFLAGS += -ffp-contract=off
 
 $(LIB): $(COMMON_OBJ)
 	@rm -f $@

@@ -21,7 +21,8 @@
 /* The same four steps and the same arithmetic as delta_rule_ref, one sweep per token.
  *
  * Steps 1–2 of a token must see the whole table before step 3 can start (pred sums
- * over every row), so the four-loop version sweeps a 64 KB table twice per token. But
+ * over every row), so the readable version sweeps a 64 KB table four times per token
+ * (decay, look up, write, read), and any version at least twice. But
  * steps 3–4 of token t and steps 1–2 of token t + 1 can share a sweep: row by row,
  *
  *     3. write token t's difference into the row      4. add the row to token t's read

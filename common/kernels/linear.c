@@ -30,9 +30,11 @@
  * Two implementations of the tile: plain C (portable; the compiler vectorises the
  * 16-lane loops) and AVX-512 intrinsics, chosen at compile time when the compiler
  * targets AVX-512 (-march=native on a machine that has it). The portable one cannot
- * keep 24 running 16-lane sums in registers, nor use fused multiply-add (C rounds
- * a * b + c twice, and that is what it must compute); the intrinsics can, which makes
- * the batched form about 3× faster (ch04_mlp/bench/bench_linear.c measures both).
+ * keep 24 running 16-lane sums in registers, nor use fused multiply-add: the build
+ * compiles with -ffp-contract=off (the Makefile), so `acc + w * x` is rounded twice,
+ * after the product and after the sum, as linear_ref computes it; the intrinsics say
+ * fused multiply-add outright, which makes the batched form about 3× faster
+ * (ch04_mlp/bench/bench_linear.c measures both).
  */
 #include "qwen/linear.h"
 
@@ -191,10 +193,12 @@ typedef void TileFn(const char *w, int64_t w_step, int64_t in, const float *x, f
                     int64_t out);
 
 typedef struct {
-    TileFn *rows[TOKENS +
-                 1]; /* ROWS × c tokens, c = 1 .. TOKENS (fewer: what is left after the groups of TOKENS) */
-    TileFn *one[TOKENS + 1]; /* 1 × c: the rows left over after the groups of ROWS */
-    TileFn *streams;         /* STREAMS × 1: one token */
+    /* ROWS × c tokens, c = 1 .. TOKENS (fewer than TOKENS: what is left after the groups) */
+    TileFn *rows[TOKENS + 1];
+    /* 1 × c: the rows left over after the groups of ROWS */
+    TileFn *one[TOKENS + 1];
+    /* STREAMS × 1: one token */
+    TileFn *streams;
 } Tiles;
 
 #define DEFINE_TILE(name, impl, dt, R, C)                                                                    \
@@ -246,18 +250,6 @@ static void my_rows(int64_t out, int64_t *first, int64_t *last) {
     *last = out * (id + 1) / n;
 }
 
-/* Both paths walk W the same way. Each thread cuts its rows into `parts` equal parts
- * and goes through all of them at once: tile j takes row j of every part (its rows lie
- * part·row_bytes apart). Each part is then read front to back, one long contiguous
- * stream, which the memory system's prefetcher follows at full speed — tiles of
- * neighbouring rows would read many short streams instead, and that is up to 40%
- * slower from memory. The rows left over (fewer than `parts`) go one at a time.
- *
- *   one token:  4 parts, tiles of 4 rows × 1 token: four independent running sums, so
- *               the core need not wait for one multiply-add before starting the next;
- *   T tokens:   6 parts, tiles of 6 rows × 4 tokens, the tokens 4 at a time (then the
- *               last 1 to 3 in one narrower tile) while the 6 rows stay in the core's
- *               cache. */
 /* Row `row` of W widened to float32 into dst [in] (exact: every BF16 and F16 value is
  * a float32). */
 static void widen_row(const Tensor *w, int64_t row, int64_t in, float *restrict dst) {
@@ -270,6 +262,18 @@ static void widen_row(const Tensor *w, int64_t row, int64_t in, float *restrict 
     }
 }
 
+/* Both paths walk W the same way. Each thread cuts its rows into `parts` equal parts
+ * and goes through all of them at once: tile j takes row j of every part (its rows lie
+ * part·row_bytes apart). Each part is then read front to back, one long contiguous
+ * stream, which the memory system's prefetcher follows at full speed — tiles of
+ * neighbouring rows would read many short streams instead, and that is up to 40%
+ * slower from memory. The rows left over (fewer than `parts`) go one at a time.
+ *
+ *   one token:  4 parts, tiles of 4 rows × 1 token: four independent running sums, so
+ *               the core need not wait for one multiply-add before starting the next;
+ *   T tokens:   6 parts, tiles of 6 rows × 4 tokens, the tokens 4 at a time (then the
+ *               last 1 to 3 in one narrower tile) while the 6 rows stay in the core's
+ *               cache. */
 static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float *x, int64_t T, float *y) {
     int64_t out = w->shape[0], in = w->shape[1];
     const char *data = w->data;

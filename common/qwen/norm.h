@@ -30,7 +30,8 @@
  * ([rows, n], row-major; rows is 64-bit: tokens × heads of a long text can pass
  * 2^31); y may be the same buffer as x. Weights are Tensors as
  * stored in the checkpoint (BF16 or F32), widened once per call. Sums of squares
- * are accumulated in double so the result does not depend on n's size.
+ * are accumulated in double, so their rounding error grows much more slowly with n
+ * than a float32 sum's.
  */
 #ifndef NORM_H
 #define NORM_H

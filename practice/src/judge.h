@@ -25,10 +25,12 @@
 #define PATH_LEN 4096
 
 /* Exit statuses (documented in --help and practice/README.md). */
-#define EXIT_ACCEPTED 0 /* accepted, or the command did what was asked */
-#define EXIT_REJECTED                                                                                        \
-    1 /* not accepted (wrong answer, runtime error, timeout, compile error); check found a problem */
-#define EXIT_USAGE 2 /* bad command line, unknown exercise, unreadable file or progress file */
+/* accepted, or the command did what was asked */
+#define EXIT_ACCEPTED 0
+/* not accepted (wrong answer, runtime error, timeout, compile error); check found a problem */
+#define EXIT_REJECTED 1
+/* bad command line, unknown exercise, unreadable file or progress file */
+#define EXIT_USAGE 2
 
 /* Limits of one test case's process. */
 #define CPU_LIMIT_S     2   /* CPU seconds (RLIMIT_CPU) */
