@@ -127,9 +127,9 @@ static double newest_in(const char *dir, const char *suffix, const char *skip) {
         if (de->d_name[0] == '.' || len < sl || strcmp(de->d_name + len - sl, suffix)) continue;
         if (skip && !strcmp(de->d_name, skip)) continue;
         char path[PATH_LEN];
-        path_join(path, sizeof path, dir, de->d_name);
-        if (!file_exists(path)) continue;
-        double t = mtime_of(path);
+        fs_join(path, sizeof path, dir, de->d_name);
+        if (!fs_exists(path)) continue;
+        double t = fs_mtime(path);
         if (t > newest) newest = t;
     }
     closedir(d);
@@ -143,14 +143,14 @@ static double max3(double a, double b, double c) { return a > b ? (a > c ? a : c
 bool prepare_build(const Judge *j, TestRun *run) {
     char flags[2048], flags_path[PATH_LEN];
     flags_line(flags, sizeof flags);
-    path_join(flags_path, sizeof flags_path, j->build, "flags.txt");
-    char *old = read_file(flags_path, NULL);
+    fs_join(flags_path, sizeof flags_path, j->build, "flags.txt");
+    char *old = fs_read(flags_path, NULL);
     bool flags_changed = !old || strcmp(old, flags) != 0;
     free(old);
     if (flags_changed) {
         /* a different compiler or judge: nothing built before can be trusted */
-        remove_tree(j->build);
-        if (!mkdirs(j->build) || !write_file(flags_path, flags, strlen(flags))) {
+        fs_remove_tree(j->build);
+        if (!fs_mkdirs(j->build) || !fs_write(flags_path, flags, strlen(flags))) {
             strf(run->setup_error, sizeof run->setup_error,
                  "工作区 %s 写不进去（只读？没有权限？）：评测要在里面编译和运行", j->workspace);
             return false;
@@ -172,28 +172,28 @@ static void setup_failed(const Judge *j, TestRun *run, const char *log, const ch
 static double runner_sources(const Judge *j, const Exercise *e, const char *stage, bool *ok) {
     static const char *const lib[] = {"ptest.h", "ptest_run.h", "ptest.c", "ptest_run.c"};
     char lib_dir[PATH_LEN], tests[PATH_LEN], from[PATH_LEN], to[PATH_LEN], names[32][128];
-    path_join(lib_dir, sizeof lib_dir, j->practice, "lib");
-    path_join(tests, sizeof tests, e->dir, "tests");
+    fs_join(lib_dir, sizeof lib_dir, j->practice, "lib");
+    fs_join(tests, sizeof tests, e->dir, "tests");
     double newest = 0;
     for (int i = 0; i < 4; i++) {
-        path_join(from, sizeof from, lib_dir, lib[i]);
-        if (mtime_of(from) > newest) newest = mtime_of(from);
+        fs_join(from, sizeof from, lib_dir, lib[i]);
+        if (fs_mtime(from) > newest) newest = fs_mtime(from);
         if (stage) {
-            path_join(to, sizeof to, stage, lib[i]);
-            *ok = copy_file(from, to) && *ok;
+            fs_join(to, sizeof to, stage, lib[i]);
+            *ok = fs_copy(from, to) && *ok;
         }
     }
     const struct {
         const char *dir, *suffix, *skip;
     } groups[] = {{tests, ".c", "check.c"}, {tests, ".h", "expected.h"}, {e->dir, ".h", NULL}};
     for (int g = 0; g < 3; g++) {
-        int n = list_names(groups[g].dir, groups[g].suffix, groups[g].skip, names, 32);
+        int n = fs_list(groups[g].dir, groups[g].suffix, groups[g].skip, names, 32);
         for (int i = 0; i < n; i++) {
-            path_join(from, sizeof from, groups[g].dir, names[i]);
-            if (mtime_of(from) > newest) newest = mtime_of(from);
+            fs_join(from, sizeof from, groups[g].dir, names[i]);
+            if (fs_mtime(from) > newest) newest = fs_mtime(from);
             if (stage) {
-                path_join(to, sizeof to, stage, names[i]);
-                *ok = copy_file(from, to) && *ok;
+                fs_join(to, sizeof to, stage, names[i]);
+                *ok = fs_copy(from, to) && *ok;
             }
         }
     }
@@ -205,15 +205,15 @@ static double runner_sources(const Judge *j, const Exercise *e, const char *stag
 static int build_runner(const Judge *j, const Exercise *e, char names[][128], int max, TestRun *run) {
     char dir[PATH_LEN], tests[PATH_LEN], stage[PATH_LEN], log[PATH_LEN];
     strf(dir, sizeof dir, "%s/%s/runner", j->build, e->slug);
-    path_join(tests, sizeof tests, e->dir, "tests");
-    if (!mkdirs(dir)) {
+    fs_join(tests, sizeof tests, e->dir, "tests");
+    if (!fs_mkdirs(dir)) {
         strf(run->setup_error, sizeof run->setup_error,
              "工作区 %s 写不进去（只读？没有权限？）：评测要在里面编译和运行", j->workspace);
         return -1;
     }
     /* the objects: one per runner source, and the harness's two */
     char sources[32][128];
-    int n_src = list_names(tests, ".c", "check.c", sources, 30);
+    int n_src = fs_list(tests, ".c", "check.c", sources, 30);
     if (n_src == 0) {
         strf(run->setup_error, sizeof run->setup_error, "%s/tests/ 里没有测试的运行部分（run.c）", e->slug);
         return -1;
@@ -225,8 +225,8 @@ static int build_runner(const Judge *j, const Exercise *e, char names[][128], in
     for (int i = 0; i < n_src && i < max; i++) {
         char obj[PATH_LEN];
         strf(names[i], 128, "%.*s.o", (int)strlen(sources[i]) - 2, sources[i]);
-        path_join(obj, sizeof obj, dir, names[i]);
-        if (mtime_of(obj) < newest) stale = true;
+        fs_join(obj, sizeof obj, dir, names[i]);
+        if (fs_mtime(obj) < newest) stale = true;
     }
     if (!stale) return n_src;
 
@@ -243,7 +243,7 @@ static int build_runner(const Judge *j, const Exercise *e, char names[][128], in
     strf(map, sizeof map, "-ffile-prefix-map=%s=%s", stage, tests);
     for (int i = 0; ok && i < n_src; i++) {
         char obj[PATH_LEN], tmp[PATH_LEN + 32];
-        path_join(obj, sizeof obj, dir, names[i]);
+        fs_join(obj, sizeof obj, dir, names[i]);
         strf(tmp, sizeof tmp, "%s.%ld", obj, (long)getpid());
         strf(log, sizeof log, "%s/%s.log", dir, names[i]);
         const char *args[] = {map, "-c", sources[i], "-o", tmp, NULL};
@@ -257,30 +257,30 @@ static int build_runner(const Judge *j, const Exercise *e, char names[][128], in
     }
     if (!ok && !run->setup_error[0])
         strf(run->setup_error, sizeof run->setup_error, "复制不了 %s 的测试文件", e->slug);
-    remove_tree(stage);
+    fs_remove_tree(stage);
     return ok ? n_src : -1;
 }
 
 /* The checker, rebuilt when stale, at path. False with run->setup_error set. */
 static bool build_checker(const Judge *j, const Exercise *e, char *path, size_t size, TestRun *run) {
     char tests[PATH_LEN], check_c[PATH_LEN], lib_dir[PATH_LEN], log[PATH_LEN], tmp[PATH_LEN + 32];
-    path_join(tests, sizeof tests, e->dir, "tests");
-    path_join(check_c, sizeof check_c, tests, "check.c");
-    path_join(lib_dir, sizeof lib_dir, j->practice, "lib");
+    fs_join(tests, sizeof tests, e->dir, "tests");
+    fs_join(check_c, sizeof check_c, tests, "check.c");
+    fs_join(lib_dir, sizeof lib_dir, j->practice, "lib");
     strf(path, size, "%s/%s/checker", j->build, e->slug);
-    if (!file_exists(check_c)) {
+    if (!fs_exists(check_c)) {
         strf(run->setup_error, sizeof run->setup_error, "%s/tests/ 里没有测试的检查部分（check.c）", e->slug);
         return false;
     }
     double newest = max3(newest_in(tests, ".c", NULL), newest_in(tests, ".h", NULL), newest_in(e->dir, ".h", NULL));
     newest = max3(newest, newest_in(lib_dir, ".c", NULL), newest_in(lib_dir, ".h", NULL));
-    if (mtime_of(path) >= newest) return true;
+    if (fs_mtime(path) >= newest) return true;
 
     char inc_lib[PATH_LEN + 8], inc_ex[PATH_LEN + 8], src_check[PATH_LEN], src_lib[PATH_LEN];
     strf(inc_lib, sizeof inc_lib, "-I%s", lib_dir);
     strf(inc_ex, sizeof inc_ex, "-I%s", e->dir);
-    path_join(src_check, sizeof src_check, lib_dir, "ptest_check.c");
-    path_join(src_lib, sizeof src_lib, lib_dir, "ptest.c");
+    fs_join(src_check, sizeof src_check, lib_dir, "ptest_check.c");
+    fs_join(src_lib, sizeof src_lib, lib_dir, "ptest.c");
     strf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
     strf(log, sizeof log, "%s/%s/checker.log", j->build, e->slug);
     const char *args[] = {inc_lib, inc_ex, check_c, src_check, src_lib, "-lm", "-o", tmp, NULL};
@@ -299,7 +299,7 @@ int build_tests(const Judge *j, const Exercise *e, char runner_objs[][128], int 
     char dir[PATH_LEN];
     strf(dir, sizeof dir, "%s/%s", j->build, e->slug);
     if (!prepare_build(j, run)) return -1;
-    if (!mkdirs(dir)) {
+    if (!fs_mkdirs(dir)) {
         strf(run->setup_error, sizeof run->setup_error,
              "工作区 %s 写不进去（只读？没有权限？）：评测要在里面编译和运行", j->workspace);
         return -1;

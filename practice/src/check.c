@@ -70,7 +70,7 @@ static const CaseResult *case_by_id(const TestRun *run, const char *id) {
 /* The line "fails: a b c" before a wrong answer's diff: the cases it must fail. -1
  * when there is none (or it names more than max). */
 static int expected_failures(const char *path, char ids[][64], int max) {
-    char *text = read_file(path, NULL), **lines = NULL;
+    char *text = fs_read(path, NULL), **lines = NULL;
     int n_lines = text ? split_lines(text, &lines) : 0, n = -1;
     for (int i = 0; i < n_lines && strncmp(lines[i], "--- ", 4) != 0; i++) {
         if (strncmp(lines[i], "fails:", 6) != 0) continue;
@@ -98,7 +98,7 @@ static int expected_failures(const char *path, char ids[][64], int max) {
  * description, "fails:", the --- and +++ lines) are not read here. */
 static bool apply_diff(const char *sol_path, const char *diff_path, const char *out_path, char *why,
                        size_t why_size) {
-    char *sol_text = read_file(sol_path, NULL), *diff_text = read_file(diff_path, NULL);
+    char *sol_text = fs_read(sol_path, NULL), *diff_text = fs_read(diff_path, NULL);
     char **sol = NULL, **diff = NULL;
     int n_sol = sol_text ? split_lines(sol_text, &sol) : 0,
         n_diff = diff_text ? split_lines(diff_text, &diff) : 0;
@@ -190,12 +190,12 @@ static void check_files(const Exercise *e, Findings *f) {
     free_strings(tiers, n);
 
     solution_file(e, path, sizeof path);
-    if (!file_exists(path)) problem(f, "没有参考答案 .solution/%s", e->file);
-    path_join(path, sizeof path, e->dir, ".solution/explain.md");
-    if (!file_exists(path)) problem(f, "没有讲解 .solution/explain.md");
+    if (!fs_exists(path)) problem(f, "没有参考答案 .solution/%s", e->file);
+    fs_join(path, sizeof path, e->dir, ".solution/explain.md");
+    if (!fs_exists(path)) problem(f, "没有讲解 .solution/explain.md");
 
     starter_file(e, path, sizeof path);
-    char *starter = read_file(path, NULL);
+    char *starter = fs_read(path, NULL);
     if (!starter)
         problem(f, "没有起始代码 %s", e->file);
     else if (!strstr(starter, "TODO"))
@@ -204,18 +204,18 @@ static void check_files(const Exercise *e, Findings *f) {
 
     static const char *const halves[] = {"tests/run.c", "tests/check.c"};
     for (int i = 0; i < 2; i++) {
-        path_join(path, sizeof path, e->dir, halves[i]);
-        if (!file_exists(path)) problem(f, "没有 %s（测试分成运行部分 run.c 和检查部分 check.c）", halves[i]);
+        fs_join(path, sizeof path, e->dir, halves[i]);
+        if (!fs_exists(path)) problem(f, "没有 %s（测试分成运行部分 run.c 和检查部分 check.c）", halves[i]);
     }
     static const char *const generated[] = {"tests/expected.h", "tests/inputs.h"};
     for (int i = 0; i < 2; i++) {
-        path_join(path, sizeof path, e->dir, generated[i]);
-        char *text = read_file(path, NULL);
+        fs_join(path, sizeof path, e->dir, generated[i]);
+        char *text = fs_read(path, NULL);
         if (text) {
             char script[PATH_LEN];
-            path_join(script, sizeof script, e->dir, "tests/make_expected.py");
+            fs_join(script, sizeof script, e->dir, "tests/make_expected.py");
             if (!strstr(text, "written once by")) problem(f, "%s 没有写明是哪条命令生成的", generated[i]);
-            if (!file_exists(script)) problem(f, "%s 旁边没有生成它的 tests/make_expected.py", generated[i]);
+            if (!fs_exists(script)) problem(f, "%s 旁边没有生成它的 tests/make_expected.py", generated[i]);
         }
         free(text);
     }
@@ -225,7 +225,7 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
     char path[PATH_LEN];
     TestRun ref, st;
     solution_file(e, path, sizeof path);
-    if (!file_exists(path)) return;
+    if (!fs_exists(path)) return;
     run_tests(j, e, path, NULL, &ref);
     if (ref.setup_error[0]) {
         problem(f, "%s", ref.setup_error);
@@ -268,7 +268,7 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
 
     /* the typical wrong answers */
     char wrong_dir[PATH_LEN], sol_path[PATH_LEN];
-    path_join(wrong_dir, sizeof wrong_dir, e->dir, ".solution/wrong");
+    fs_join(wrong_dir, sizeof wrong_dir, e->dir, ".solution/wrong");
     solution_file(e, sol_path, sizeof sol_path);
     DIR *d = opendir(wrong_dir);
     int n_wrong = 0, caught = 0;
@@ -278,7 +278,7 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
         if (len < 6 || strcmp(de->d_name + len - 5, ".diff") || de->d_name[0] == '.') continue;
         n_wrong++;
         char diff[PATH_LEN], file[PATH_LEN], tag[160], ids[16][64], why[256];
-        path_join(diff, sizeof diff, wrong_dir, de->d_name);
+        fs_join(diff, sizeof diff, wrong_dir, de->d_name);
         strf(tag, sizeof tag, "wrong-%.*s", (int)len - 5, de->d_name);
         int n_ids = expected_failures(diff, ids, 16);
         if (n_ids <= 0) {
@@ -287,7 +287,7 @@ static void check_runs(const Judge *j, const Exercise *e, Findings *f, char *sum
         }
         /* the wrong answer as a file, named like the starter so that messages read alike */
         strf(file, sizeof file, "%s/%s", j->build, e->slug);
-        mkdirs(file);
+        fs_mkdirs(file);
         strf(file, sizeof file, "%s/%s/%s.%s", j->build, e->slug, tag, e->file);
         if (!apply_diff(sol_path, diff, file, why, sizeof why)) {
             problem(f, "典型错误 %s 对不上参考答案：%s", de->d_name, why);
@@ -409,7 +409,7 @@ int cmd_check(Judge *j, int argc, char **argv) {
                 int bad = check_one(j, &j->ex[next], report, sizeof report);
                 char path[PATH_LEN];
                 strf(path, sizeof path, "%s/check-%s.txt", j->build, j->ex[next].slug);
-                write_file(path, report, strlen(report));
+                fs_write(path, report, strlen(report));
                 _exit(bad ? 1 : 0);
             }
             if (pid < 0) {
@@ -424,7 +424,7 @@ int cmd_check(Judge *j, int argc, char **argv) {
             if (chosen[printed]) {
                 char path[PATH_LEN];
                 strf(path, sizeof path, "%s/check-%s.txt", j->build, j->ex[printed].slug);
-                char *report = read_file(path, NULL);
+                char *report = fs_read(path, NULL);
                 if (!report) {
                     printf("  ✗ %s：检查过程本身崩溃了（退出状态 %d）\n", j->ex[printed].slug,
                            status[printed]);

@@ -52,8 +52,8 @@ static bool is_rule(const char *line) {
 /* Reads the front matter: the lines between the first two "---" lines. */
 static void read_front_matter(Exercise *e) {
     char path[PATH_LEN];
-    path_join(path, sizeof path, e->dir, "problem.md");
-    char *text = read_file(path, NULL);
+    fs_join(path, sizeof path, e->dir, "problem.md");
+    char *text = fs_read(path, NULL);
     if (!text) {
         ADD_ERROR(e, "%s/problem.md 读不了", e->slug);
         return;
@@ -142,8 +142,8 @@ void load_exercises(Judge *j) {
     while ((de = readdir(d))) {
         if (!is_exercise_name(de->d_name)) continue;
         char dir[PATH_LEN];
-        path_join(dir, sizeof dir, j->practice, de->d_name);
-        if (!is_dir(dir)) continue;
+        fs_join(dir, sizeof dir, j->practice, de->d_name);
+        if (!fs_is_dir(dir)) continue;
         if (j->n_ex == cap) {
             cap = cap ? 2 * cap : 32;
             Exercise *grown = realloc(j->ex, cap * sizeof *grown);
@@ -174,8 +174,8 @@ Exercise *find_exercise(Judge *j, const char *arg) {
 
 char *problem_text(const Exercise *e, bool english, bool *separated) {
     char path[PATH_LEN];
-    path_join(path, sizeof path, e->dir, "problem.md");
-    char *text = read_file(path, NULL), **lines = NULL;
+    fs_join(path, sizeof path, e->dir, "problem.md");
+    char *text = fs_read(path, NULL), **lines = NULL;
     if (!text) return NULL;
     int n = split_lines(text, &lines), i = 0; /* lines as read_front_matter reads them: CRLF too */
     if (n > 0 && is_rule(lines[0]))           /* skip the front matter, "---" to "---" */
@@ -197,9 +197,9 @@ char *problem_text(const Exercise *e, bool english, bool *separated) {
 
 int read_hints(const Exercise *e, char ***tiers) {
     char path[PATH_LEN];
-    path_join(path, sizeof path, e->dir, "hints.md");
+    fs_join(path, sizeof path, e->dir, "hints.md");
     *tiers = NULL;
-    char *text = read_file(path, NULL);
+    char *text = fs_read(path, NULL);
     if (!text) return 0;
     int n = 0;
     char **arr = calloc(8, sizeof *arr);
@@ -229,13 +229,13 @@ void free_strings(char **s, int n) {
 void workspace_file(const Judge *j, const Exercise *e, char *out, size_t size) {
     char name[160];
     strf(name, sizeof name, "%s.c", e->slug);
-    path_join(out, size, j->workspace, name);
+    fs_join(out, size, j->workspace, name);
 }
 
-void starter_file(const Exercise *e, char *out, size_t size) { path_join(out, size, e->dir, e->file); }
+void starter_file(const Exercise *e, char *out, size_t size) { fs_join(out, size, e->dir, e->file); }
 
 void solution_file(const Exercise *e, char *out, size_t size) {
     char rel[200];
     strf(rel, sizeof rel, ".solution/%s", e->file);
-    path_join(out, size, e->dir, rel);
+    fs_join(out, size, e->dir, rel);
 }

@@ -260,26 +260,31 @@ const char *c_dim(const Judge *j);
 const char *c_bold(const Judge *j);
 const char *c_off(const Judge *j);
 
-char *read_file(const char *path, size_t *len); /* NUL-terminated; NULL on error */
-/* At most max bytes of a file (NUL-terminated; NULL on error or when it is missing). */
-char *read_file_max(const char *path, size_t max, size_t *len);
-long long file_size(const char *path); /* 0 when missing */
+/* Files and folders (fs_). fs_read: a whole file, NUL-terminated (NULL on error);
+ * fs_read_max: at most max bytes of it. fs_write replaces path as databases do (a
+ * temporary file beside it, flushed, renamed over it). */
+char *fs_read(const char *path, size_t *len);
+char *fs_read_max(const char *path, size_t max, size_t *len);
+bool fs_write(const char *path, const char *data, size_t len);
+bool fs_copy(const char *from, const char *to);
+bool fs_exists(const char *path); /* a regular file */
+bool fs_is_dir(const char *path);
+bool fs_mkdirs(const char *path);      /* mkdir -p */
+bool fs_remove_tree(const char *path); /* rm -rf */
+double fs_mtime(const char *path);     /* 0 when missing */
+long long fs_size(const char *path);   /* 0 when missing */
 /* The names of the regular files in dir ending in suffix (leaving out skip, when not
  * NULL; and names starting with '.'), sorted; returns how many (at most max). */
-int list_names(const char *dir, const char *suffix, const char *skip, char names[][128], int max);
+int fs_list(const char *dir, const char *suffix, const char *skip, char names[][128], int max);
+/* a/b (b itself when it is absolute) into out. */
+void fs_join(char *out, size_t size, const char *a, const char *b);
+
 /* src with control characters written out (a newline as \n, a tab as \t, others and
  * bytes that are not UTF-8 as \xNN), so that text from the code under test cannot
  * move the cursor, clear the screen or break a report line. Cut to fit size. */
 void escape_text(char *dst, size_t size, const char *src);
-bool write_file(const char *path, const char *data, size_t len);
-bool copy_file(const char *from, const char *to);
-bool file_exists(const char *path);
-bool is_dir(const char *path);
-bool mkdirs(const char *path);      /* mkdir -p */
-bool remove_tree(const char *path); /* rm -rf */
-double mtime_of(const char *path);  /* 0 when missing */
+
 double now_s(void);
-void path_join(char *out, size_t size, const char *a, const char *b);
 /* path as the learner would type it from the current folder. */
 void rel_path(const Judge *j, const char *path, char *out, size_t size);
 /* Replaces every absolute "cwd/" (and practice folder) prefix in line by the relative form. */

@@ -42,7 +42,7 @@ static void usage(FILE *f) {
 static bool has_lib(const char *dir) {
     char path[PATH_LEN];
     strf(path, sizeof path, "%s/lib/ptest.h", dir);
-    return file_exists(path);
+    return fs_exists(path);
 }
 
 static bool find_practice(Judge *j) {
@@ -78,10 +78,10 @@ static int setup(Judge *j) {
     }
     const char *ws = getenv("PRACTICE_WORKSPACE");
     if (ws && *ws)
-        path_join(j->workspace, sizeof j->workspace, j->cwd, ws); /* ws itself when absolute */
+        fs_join(j->workspace, sizeof j->workspace, j->cwd, ws); /* ws itself when absolute */
     else
-        path_join(j->workspace, sizeof j->workspace, j->practice, "workspace");
-    path_join(j->build, sizeof j->build, j->workspace, ".build");
+        fs_join(j->workspace, sizeof j->workspace, j->practice, "workspace");
+    fs_join(j->build, sizeof j->build, j->workspace, ".build");
     load_exercises(j);
     if (j->n_ex == 0) {
         errorf("%s 里没有练习", j->practice);
@@ -212,8 +212,8 @@ static void write_editor_flags(const Judge *j) {
     for (int i = 0; i < j->n_ex && used < cap; i++)
         used += (size_t)snprintf(buf + used, cap - used, "-I%s\n", j->ex[i].dir);
     char path[PATH_LEN];
-    path_join(path, sizeof path, j->workspace, "compile_flags.txt");
-    if (used < cap) write_file(path, buf, used);
+    fs_join(path, sizeof path, j->workspace, "compile_flags.txt");
+    if (used < cap) fs_write(path, buf, used);
     free(buf);
 }
 
@@ -237,9 +237,9 @@ static int cmd_start(Judge *j, const char *arg) {
     workspace_file(j, e, ws, sizeof ws);
     starter_file(e, starter, sizeof starter);
     rel_path(j, ws, rel, sizeof rel);
-    bool existed = file_exists(ws);
+    bool existed = fs_exists(ws);
     if (!existed) {
-        if (!mkdirs(j->workspace) || !copy_file(starter, ws)) {
+        if (!fs_mkdirs(j->workspace) || !fs_copy(starter, ws)) {
             errorf("复制不了起始代码到 %s", rel);
             return EXIT_USAGE;
         }
@@ -284,15 +284,15 @@ static int cmd_start(Judge *j, const char *arg) {
 /* FILE given, or the workspace file; false (with the error printed) when there is none. */
 static bool learner_file(const Judge *j, const Exercise *e, const char *given, char *out, size_t size) {
     if (given) {
-        path_join(out, size, j->cwd, given); /* given itself when absolute */
-        if (!file_exists(out)) {
+        fs_join(out, size, j->cwd, given); /* given itself when absolute */
+        if (!fs_exists(out)) {
             errorf("没有这个文件：%s", given);
             return false;
         }
         return true;
     }
     workspace_file(j, e, out, size);
-    if (!file_exists(out)) {
+    if (!fs_exists(out)) {
         errorf("还没有开始第 %03d 题：先运行 %s start %03d", e->number, prog, e->number);
         return false;
     }
@@ -383,11 +383,11 @@ static int cmd_watch(Judge *j, const char *arg, const char *given) {
         in = -1;
     }
     bool stdin_open = true;
-    double last_mtime = mtime_of(file);
+    double last_mtime = fs_mtime(file);
     while (!stop_watching) {
         if (isatty(1)) printf("\033[2J\033[H");
         printf("%swatch 模式：每次保存 %s 就重新评测；按 q 退出（或 Ctrl-C）%s\n", c_dim(j), rel, c_off(j));
-        if (file_exists(file))
+        if (fs_exists(file))
             test_once(j, e, file, &p);
         else
             printf("%s 不见了：等它回来……\n", rel);
@@ -420,7 +420,7 @@ static int cmd_watch(Judge *j, const char *arg, const char *given) {
                 }
             }
             if (in < 0) { /* no inotify: poll the modification time */
-                double t = mtime_of(file);
+                double t = fs_mtime(file);
                 if (t != last_mtime) changed = true;
             }
         }
@@ -433,7 +433,7 @@ static int cmd_watch(Judge *j, const char *arg, const char *given) {
                 while (read(in, buf, sizeof buf) > 0) {
                 }
             }
-            last_mtime = mtime_of(file);
+            last_mtime = fs_mtime(file);
         }
     }
     restore_terminal();
@@ -482,8 +482,8 @@ static int cmd_solution(Judge *j, const char *arg) {
     if (!e) return EXIT_USAGE;
     char path[PATH_LEN], explain[PATH_LEN], question[512];
     solution_file(e, path, sizeof path);
-    path_join(explain, sizeof explain, e->dir, ".solution/explain.md");
-    char *code = read_file(path, NULL), *text = read_file(explain, NULL);
+    fs_join(explain, sizeof explain, e->dir, ".solution/explain.md");
+    char *code = fs_read(path, NULL), *text = fs_read(explain, NULL);
     if (!code) {
         errorf("第 %03d 题没有参考答案（%s/.solution/%s）", e->number, e->slug, e->file);
         free(text);
@@ -516,7 +516,7 @@ static int cmd_reset(Judge *j, const char *arg) {
     rel_path(j, ws, rel, sizeof rel);
     strf(backup, sizeof backup, "%s.bak", ws);
     int rc = EXIT_ACCEPTED;
-    char *now = read_file(ws, NULL), *orig = read_file(starter, NULL);
+    char *now = fs_read(ws, NULL), *orig = fs_read(starter, NULL);
     if (!orig) {
         errorf("读不了起始代码 %s/%s", e->slug, e->file);
         rc = EXIT_USAGE;
@@ -531,7 +531,7 @@ static int cmd_reset(Judge *j, const char *arg) {
         if (!go) {
             printf("好，没有动它。\n");
             rc = EXIT_REJECTED;
-        } else if (!mkdirs(j->workspace) || (now && !copy_file(ws, backup)) || !copy_file(starter, ws)) {
+        } else if (!fs_mkdirs(j->workspace) || (now && !fs_copy(ws, backup)) || !fs_copy(starter, ws)) {
             errorf("写不了 %s", rel);
             rc = EXIT_USAGE;
         } else {

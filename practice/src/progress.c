@@ -31,7 +31,7 @@ static const char *status_word(int s) {
 }
 
 static void progress_path(const Judge *j, char *out, size_t size) {
-    path_join(out, size, j->workspace, "progress.txt");
+    fs_join(out, size, j->workspace, "progress.txt");
 }
 
 bool progress_load(const Judge *j, Progress *p, char *err, size_t err_size) {
@@ -39,10 +39,10 @@ bool progress_load(const Judge *j, Progress *p, char *err, size_t err_size) {
     p->n = 0;
     char path[PATH_LEN], rel[PATH_LEN];
     progress_path(j, path, sizeof path);
-    if (!file_exists(path)) return true;
+    if (!fs_exists(path)) return true;
     rel_path(j, path, rel, sizeof rel);
     size_t len;
-    char *text = read_file_max(path, (size_t)1 << 20, &len);
+    char *text = fs_read_max(path, (size_t)1 << 20, &len);
     if (!text) {
         strf(err, err_size, "读不了进度文件 %s", rel);
         return false;
@@ -95,7 +95,7 @@ static bool progress_save(const Judge *j, const Progress *p, char *err, size_t e
         used += (size_t)snprintf(buf + used, cap - used, "%d %s %d%s\n", p->e[i].number,
                                  status_word(p->e[i].status), p->e[i].hints,
                                  p->e[i].status == ST_PASSED && p->e[i].latest_failed ? " failed" : "");
-    bool ok = write_file(path, buf, used);
+    bool ok = fs_write(path, buf, used);
     free(buf);
     if (!ok) {
         char rel[PATH_LEN];
@@ -108,8 +108,8 @@ static bool progress_save(const Judge *j, const Progress *p, char *err, size_t e
 bool progress_update(const Judge *j, int number, ProgressChange change, Progress *now, char *err,
                      size_t err_size) {
     char lock_path[PATH_LEN];
-    path_join(lock_path, sizeof lock_path, j->workspace, ".progress.lock");
-    int fd = mkdirs(j->workspace) ? open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
+    fs_join(lock_path, sizeof lock_path, j->workspace, ".progress.lock");
+    int fd = fs_mkdirs(j->workspace) ? open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
     if (fd < 0 || flock(fd, LOCK_EX) != 0) {
         strf(err, err_size, "工作区 %s 写不进去（%s）：进度没有记下来", j->workspace, strerror(errno));
         if (fd >= 0) close(fd);

@@ -95,7 +95,7 @@ static void rename_in_line(char *line, size_t size, const char *from, const char
 
 void keep_compiler_lines(const Judge *j, const char *log_path, bool want_error, const char *const *names,
                          TestRun *run) {
-    char *log = read_file_max(log_path, (size_t)1 << 20, NULL);
+    char *log = fs_read_max(log_path, (size_t)1 << 20, NULL);
     if (!log) return;
     char **lines;
     int n = split_lines(log, &lines);
@@ -158,13 +158,13 @@ static void scratch_name(const Exercise *e, const char *file, char *out, size_t 
 /* Copies the public headers (*.h of the exercise folder) into dir. */
 static bool copy_headers(const Exercise *e, const char *dir) {
     char names[16][128];
-    int n = list_names(e->dir, ".h", NULL, names, 16);
+    int n = fs_list(e->dir, ".h", NULL, names, 16);
     bool ok = true;
     for (int i = 0; i < n; i++) {
         char from[PATH_LEN], to[PATH_LEN];
-        path_join(from, sizeof from, e->dir, names[i]);
-        path_join(to, sizeof to, dir, names[i]);
-        ok = copy_file(from, to) && ok;
+        fs_join(from, sizeof from, e->dir, names[i]);
+        fs_join(to, sizeof to, dir, names[i]);
+        ok = fs_copy(from, to) && ok;
     }
     return ok;
 }
@@ -175,7 +175,7 @@ static const char *compile_limit(const Outcome *o, const char *log_path) {
         return "编译运行了 " STR(COMPILE_WALL_S) " 秒还没结束（wall-clock limit）：#include 了一个读不完的文件"
                "（比如 FIFO）？";
     int sig = WIFSIGNALED(o->status) ? WTERMSIG(o->status) : 0;
-    char *log = read_file_max(log_path, (size_t)1 << 20, NULL);
+    char *log = fs_read_max(log_path, (size_t)1 << 20, NULL);
     const char *why = NULL;
     if (sig == SIGXCPU || (log && strstr(log, "CPU time limit exceeded")))
         why = "编译器的 CPU 时间超过 " STR(COMPILE_CPU_S) " 秒（time limit）：宏展开得太多？";
@@ -195,7 +195,7 @@ static bool compile_learner(const Judge *j, const Exercise *e, const char *file,
                             char objs[][128], int n_objs, TestRun *run) {
     char name[128], copy[PATH_LEN], dir[PATH_LEN], rel[PATH_LEN], map[2 * PATH_LEN + 32], log[PATH_LEN];
     scratch_name(e, file, name, sizeof name);
-    path_join(copy, sizeof copy, scratch, name);
+    fs_join(copy, sizeof copy, scratch, name);
     strf(dir, sizeof dir, "%s", file);
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
@@ -203,7 +203,7 @@ static bool compile_learner(const Judge *j, const Exercise *e, const char *file,
     /* debug information names the learner's own folder, so that a sanitizer report
      * points at the learner's file */
     strf(map, sizeof map, "-ffile-prefix-map=%s=%s", scratch, dir);
-    path_join(log, sizeof log, scratch, "compile.log");
+    fs_join(log, sizeof log, scratch, "compile.log");
 
     char *argv[96], ccbuf[256];
     int n = compiler_argv(argv, 8, ccbuf, sizeof ccbuf);
@@ -235,7 +235,7 @@ static bool compile_learner(const Judge *j, const Exercise *e, const char *file,
                   .env = {tmpdir}};
     Outcome o;
     double t0 = now_s();
-    bool started = copy_file(file, copy) && run_limited(argv, &lim, &o);
+    bool started = fs_copy(file, copy) && run_limited(argv, &lim, &o);
     run->compile_s = now_s() - t0;
     const char *names[2] = {name, rel};
     if (!started) {
@@ -261,7 +261,7 @@ static bool compile_learner(const Judge *j, const Exercise *e, const char *file,
 
 /* The verdict lines of the checker (ptest_check.h) into c; false when there were none. */
 static bool read_verdict(const char *path, CaseResult *c) {
-    char *text = read_file_max(path, (size_t)1 << 20, NULL);
+    char *text = fs_read_max(path, (size_t)1 << 20, NULL);
     if (!text) return false;
     char **lines;
     int n = split_lines(text, &lines);
@@ -290,7 +290,7 @@ static bool read_verdict(const char *path, CaseResult *c) {
 
 /* The first line of what the case printed on stdout. */
 static void first_line_of(const char *path, CaseResult *c) {
-    char *text = read_file_max(path, 255, NULL);
+    char *text = fs_read_max(path, 255, NULL);
     if (!text) return;
     text[strcspn(text, "\r\n")] = '\0';
     escape_text(c->first_out, sizeof c->first_out, text);
@@ -318,7 +318,7 @@ static void run_case(const Judge *j, const char *scratch, const char *checker, c
     case_paths(scratch, c->id, "stderr", err_path, sizeof err_path);
     case_paths(scratch, c->id, "out", res_path, sizeof res_path);
     case_paths(scratch, c->id, "verdict", ver_path, sizeof ver_path);
-    path_join(runner, sizeof runner, scratch, "runner");
+    fs_join(runner, sizeof runner, scratch, "runner");
 
     static char asan[320], tmpdir[PATH_LEN + 8];
     strf(asan, sizeof asan,
@@ -351,7 +351,7 @@ static void run_case(const Judge *j, const char *scratch, const char *checker, c
         return;
     }
     c->ms = o.cpu_ms;
-    c->out_bytes = file_size(out_path);
+    c->out_bytes = fs_size(out_path);
     if (c->out_bytes > 0) first_line_of(out_path, c);
 
     int sig = WIFSIGNALED(o.status) ? WTERMSIG(o.status) : 0;
@@ -365,7 +365,7 @@ static void run_case(const Judge *j, const char *scratch, const char *checker, c
     }
     /* a sanitizer report decides first: a crash may also have left wrong values */
     size_t err_len = 0;
-    char *err = read_file_max(err_path, (size_t)OUTPUT_LIMIT_MB << 20, &err_len);
+    char *err = fs_read_max(err_path, (size_t)OUTPUT_LIMIT_MB << 20, &err_len);
     int code = WIFEXITED(o.status) ? WEXITSTATUS(o.status) : -1;
     if (err) {
         c->err_bytes = (long long)err_len;
@@ -436,7 +436,7 @@ static bool in_list(const char *list, const char *id) {
 /* The cases, from the checker's --list. False with run->setup_error set. */
 static bool list_cases(const Exercise *e, const char *checker, const char *scratch, TestRun *run) {
     char list_path[PATH_LEN];
-    path_join(list_path, sizeof list_path, scratch, "cases.txt");
+    fs_join(list_path, sizeof list_path, scratch, "cases.txt");
     char *argv[] = {(char *)checker, "--list", NULL};
     Limits lim = {.cpu_s = CHECK_CPU_S,
                   .wall_s = CHECK_WALL_S,
@@ -450,7 +450,7 @@ static bool list_cases(const Exercise *e, const char *checker, const char *scrat
         strf(run->setup_error, sizeof run->setup_error, "%s 的测试列不出用例（checker --list 失败）", e->slug);
         return false;
     }
-    char *list = read_file_max(list_path, (size_t)1 << 20, NULL);
+    char *list = fs_read_max(list_path, (size_t)1 << 20, NULL);
     char **lines = NULL;
     int n = list ? split_lines(list, &lines) : 0;
     if (n > MAX_CASES) n = MAX_CASES;
@@ -491,8 +491,8 @@ void run_tests(const Judge *j, const Exercise *e, const char *file, const char *
     for (int i = 0; i < n_objs; i++) {
         char from[PATH_LEN], to[PATH_LEN];
         strf(from, sizeof from, "%s/%s/runner/%s", j->build, e->slug, objs[i]);
-        path_join(to, sizeof to, scratch, objs[i]);
-        ok = copy_file(from, to) && ok;
+        fs_join(to, sizeof to, scratch, objs[i]);
+        ok = fs_copy(from, to) && ok;
     }
     if (!ok) {
         strf(run->setup_error, sizeof run->setup_error, "复制不了测试文件到 %s", scratch);
@@ -515,7 +515,7 @@ void run_tests(const Judge *j, const Exercise *e, const char *file, const char *
             if (c->v == V_TIMEOUT) timed_out = true;
         }
     }
-    if (!getenv("PRACTICE_KEEP")) remove_tree(scratch);
+    if (!getenv("PRACTICE_KEEP")) fs_remove_tree(scratch);
 }
 
 void free_run(TestRun *run) {

@@ -41,7 +41,7 @@ const char *c_off(const Judge *j) { return j->color ? "\033[0m" : ""; }
 
 /* ---- files ------------------------------------------------------------------------ */
 
-char *read_file_max(const char *path, size_t max, size_t *len) {
+char *fs_read_max(const char *path, size_t max, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     size_t cap = 4096, n = 0;
@@ -73,16 +73,16 @@ char *read_file_max(const char *path, size_t max, size_t *len) {
     return buf;
 }
 
-char *read_file(const char *path, size_t *len) { return read_file_max(path, (size_t)1 << 30, len); }
+char *fs_read(const char *path, size_t *len) { return fs_read_max(path, (size_t)1 << 30, len); }
 
-long long file_size(const char *path) {
+long long fs_size(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 ? (long long)st.st_size : 0;
 }
 
 static int by_name(const void *a, const void *b) { return strcmp(a, b); }
 
-int list_names(const char *dir, const char *suffix, const char *skip, char names[][128], int max) {
+int fs_list(const char *dir, const char *suffix, const char *skip, char names[][128], int max) {
     DIR *d = opendir(dir);
     if (!d) return 0;
     struct dirent *de;
@@ -93,8 +93,8 @@ int list_names(const char *dir, const char *suffix, const char *skip, char names
         if (de->d_name[0] == '.' || len <= sl || len >= 120 || strcmp(de->d_name + len - sl, suffix)) continue;
         if (skip && !strcmp(de->d_name, skip)) continue;
         char path[PATH_LEN];
-        path_join(path, sizeof path, dir, de->d_name);
-        if (file_exists(path)) strf(names[n++], 128, "%s", de->d_name);
+        fs_join(path, sizeof path, dir, de->d_name);
+        if (fs_exists(path)) strf(names[n++], 128, "%s", de->d_name);
     }
     closedir(d);
     qsort(names, (size_t)n, 128, by_name);
@@ -103,7 +103,7 @@ int list_names(const char *dir, const char *suffix, const char *skip, char names
 
 /* Written as databases do: a temporary file beside path, flushed to the disk, then
  * renamed over path — a crash or a full disk leaves the old file whole. */
-bool write_file(const char *path, const char *data, size_t len) {
+bool fs_write(const char *path, const char *data, size_t len) {
     char tmp[PATH_LEN];
     if (!strf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid())) return false;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -126,26 +126,26 @@ bool write_file(const char *path, const char *data, size_t len) {
     return ok;
 }
 
-bool copy_file(const char *from, const char *to) {
+bool fs_copy(const char *from, const char *to) {
     size_t len;
-    char *data = read_file(from, &len);
+    char *data = fs_read(from, &len);
     if (!data) return false;
-    bool ok = write_file(to, data, len);
+    bool ok = fs_write(to, data, len);
     free(data);
     return ok;
 }
 
-bool file_exists(const char *path) {
+bool fs_exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool is_dir(const char *path) {
+bool fs_is_dir(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool mkdirs(const char *path) {
+bool fs_mkdirs(const char *path) {
     char buf[PATH_LEN];
     strf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; *p; p++) {
@@ -157,7 +157,7 @@ bool mkdirs(const char *path) {
     return mkdir(buf, 0777) == 0 || errno == EEXIST;
 }
 
-bool remove_tree(const char *path) {
+bool fs_remove_tree(const char *path) {
     struct stat st;
     if (lstat(path, &st) != 0) return errno == ENOENT;
     if (!S_ISDIR(st.st_mode)) return unlink(path) == 0;
@@ -168,14 +168,14 @@ bool remove_tree(const char *path) {
     while ((de = readdir(d))) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
         char child[PATH_LEN];
-        path_join(child, sizeof child, path, de->d_name);
-        ok = remove_tree(child) && ok;
+        fs_join(child, sizeof child, path, de->d_name);
+        ok = fs_remove_tree(child) && ok;
     }
     closedir(d);
     return rmdir(path) == 0 && ok;
 }
 
-double mtime_of(const char *path) {
+double fs_mtime(const char *path) {
     struct stat st;
     if (stat(path, &st) != 0) return 0;
     return (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9;
@@ -187,7 +187,7 @@ double now_s(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void path_join(char *out, size_t size, const char *a, const char *b) {
+void fs_join(char *out, size_t size, const char *a, const char *b) {
     if (b[0] == '/')
         strf(out, size, "%s", b);
     else
