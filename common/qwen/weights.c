@@ -122,7 +122,10 @@ static bool open_indexed(Checkpoint *ck, const char *index_path, Error *err) {
 const Tensor *ckpt_expect(const Checkpoint *ck, const char *name, int ndim, const int64_t *shape,
                           Error *err) {
     const Tensor *t = ckpt_find(ck, name);
-    if (!t) return error_set(err, "%s: tensor %s is missing from the checkpoint", ck->dir, name), NULL;
+    if (!t) {
+        error_set(err, "%s: tensor %s is missing from the checkpoint", ck->dir, name);
+        return NULL;
+    }
     bool same = t->ndim == ndim;
     for (int d = 0; same && d < ndim; d++) same = t->shape[d] == shape[d];
     if (!same) {
