@@ -54,15 +54,11 @@ static Tensor f32_weight(const char *name, const float *values, int n) {
 
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
-    DemoArgs args = demo_parse_args(argc, argv, false, usage, NULL, NULL);
-
+    SentenceDemo demo;
+    demo_start_sentence(&demo, argc, argv, false, usage);
     Error err;
-    Model m;
-    TokenIds ids;
-    char label[256];
-    demo_open_sentence(&m, &args, &ids, label, sizeof label);
-    const Config *c = &m.ck.config;
-    int T = ids.n, H = c->hidden_size;
+    const Config *c = &demo.m.ck.config;
+    int T = demo.ids.n, H = c->hidden_size;
     float eps = (float)c->rms_norm_eps;
     /* what the run allocates for T tokens, before any of it: four [T, H] tensors, three [T], two [H] */
     char what[64];
@@ -83,16 +79,16 @@ int main(int argc, char **argv) {
     float *wrong = dump_buffer(&dump, "layer.0.input_norm.without_one_plus", 2, sTH);
     float *rms_before = dump_buffer(&dump, "layer.0.input_norm.rms_before", 1, sT); /* [T] */
     float *rms_after = dump_buffer(&dump, "layer.0.input_norm.rms_after", 1, sT);   /* [T] */
-    for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
-    if (!sentence_embed(&m, ids.ids, T, x, &err)) die("%s", err.msg);
-    const Tensor *w_in = m.layers[0].input_layernorm; /* [H], stored centred on 0 */
+    for (int t = 0; t < T; t++) ids_f[t] = (float)demo.ids.ids[t];
+    if (!sentence_embed(&demo.m, demo.ids.ids, T, x, &err)) die("%s", err.msg);
+    const Tensor *w_in = demo.m.layers[0].input_layernorm; /* [H], stored centred on 0 */
     float *zeros = xcalloc((size_t)H, sizeof(float));
     Tensor no_scale = f32_weight("w = 0", zeros, H);
     rmsnorm(x, &no_scale, T, H, eps, unit); /* w = 0: the scale 1 + w is 1, nothing but the division */
     rmsnorm(x, w_in, T, H, eps, y);
 
-    printf("第 0 层的输入：%s %s，查词向量得到形状 (%d, %d)\n", label, ids_str(ids.ids, T, a, sizeof a), T,
-           H);
+    printf("第 0 层的输入：%s %s，查词向量得到形状 (%d, %d)\n", demo.label,
+           ids_str(demo.ids.ids, T, a, sizeof a), T, H);
     printf("RMSNorm：y = x / sqrt(mean(x²) + %g) · (1 + w)。每个 token 的均方根 RMS = sqrt(mean(x²))：\n",
            c->rms_norm_eps);
     int shown = T <= 16 ? T : 12;
@@ -101,7 +97,7 @@ int main(int argc, char **argv) {
         rms_after[t] = (float)rms_of(y + (size_t)t * H, H);
         if (t < shown)
             printf("  token %d（id %d）：归一化前 %.4f，除以 RMS 之后 %.4f，再乘 (1 + w) 之后 %.4f\n", t,
-                   ids.ids[t], rms_before[t], rms_of(unit + (size_t)t * H, H), rms_after[t]);
+                   demo.ids.ids[t], rms_before[t], rms_of(unit + (size_t)t * H, H), rms_after[t]);
     }
     if (shown < T) printf("  ……共 %d 个 token，后面 %d 个从略\n", T, T - shown);
 
@@ -149,7 +145,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < c->num_hidden_layers && first_linear < 0; i++)
         if (c->layer_types[i] == LAYER_LINEAR_ATTENTION) first_linear = i;
     if (first_linear >= 0) {
-        const Tensor *gw = m.layers[first_linear].linear_attn.w.norm; /* [dv], F32 in the real file */
+        const Tensor *gw = demo.m.layers[first_linear].linear_attn.w.norm; /* [dv], F32 in the real file */
         int n = (int)gw->numel;
         float *g = xmalloc((size_t)n * sizeof(float));
         tensor_read_f32(gw, 0, n, g);
@@ -196,11 +192,10 @@ int main(int argc, char **argv) {
            "sqrt(n)\n",
            pylist(a, sizeof a, gx, 4, 3), length_of(gnorm, 4), length_of(l4, 4));
 
-    dump_write(&dump, args.dump);
+    dump_write(&dump, demo.args.dump);
     dump_free(&dump);
     free(w);
     free(zeros);
-    tok_ids_free(&ids);
-    model_close(&m);
+    demo_end_sentence(&demo);
     return 0;
 }

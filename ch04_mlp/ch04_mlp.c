@@ -49,16 +49,12 @@ static const char *grouped(long long n, char *buf, size_t size) {
 
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
-    DemoArgs args = demo_parse_args(argc, argv, false, usage, NULL, NULL);
-
+    SentenceDemo demo;
+    demo_start_sentence(&demo, argc, argv, false, usage);
     Error err;
-    Model m;
-    TokenIds ids;
-    char label[256];
-    demo_open_sentence(&m, &args, &ids, label, sizeof label);
-    const Config *c = &m.ck.config;
-    int T = ids.n, H = c->hidden_size, I = c->intermediate_size;
-    const Mlp *mlp = &m.layers[0].mlp;
+    const Config *c = &demo.m.ck.config;
+    int T = demo.ids.n, H = c->hidden_size, I = c->intermediate_size;
+    const Mlp *mlp = &demo.m.layers[0].mlp;
     const MlpWeights *mw = &mlp->w;
     char a[512], b[64], d[64];
     /* what the run allocates for T tokens, before any of it: three [T, H] tensors, the ids, the MLP's buffers
@@ -80,8 +76,8 @@ int main(int argc, char **argv) {
     dump_add(&dump, "mlp.act", 2, sTI, acts.act);
     float *out = dump_buffer(&dump, "mlp.out", 2, sTH); /* [T, H] */
     const float *gate = acts.gate, *up = acts.up, *act = acts.act;
-    for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
-    if (!sentence_layer_input(&m, ids.ids, T, 0, emb, x, &err)) die("%s", err.msg);
+    for (int t = 0; t < T; t++) ids_f[t] = (float)demo.ids.ids[t];
+    if (!sentence_layer_input(&demo.m, demo.ids.ids, T, 0, emb, x, &err)) die("%s", err.msg);
 
     /* ---- the shapes and the size ---- */
     long long params = mlp_param_count(mlp);
@@ -101,8 +97,8 @@ int main(int argc, char **argv) {
     mlp_forward(mlp, &acts, x, T, out, PATH_FAST);
     double ms = (now_seconds() - t0) * 1000;
 
-    printf("输入：%s %s 的词向量过 input_layernorm（第 3 章），形状 (%d, %d)\n", label,
-           ids_str(ids.ids, T, a, sizeof a), T, H);
+    printf("输入：%s %s 的词向量过 input_layernorm（第 3 章），形状 (%d, %d)\n", demo.label,
+           ids_str(demo.ids.ids, T, a, sizeof a), T, H);
     size_t nTI = (size_t)T * I;
     float gmin = gate[0], gmax = gate[0];
     size_t negative = 0, nearly_off = 0;
@@ -134,10 +130,9 @@ int main(int argc, char **argv) {
     printf("%d 个 token 用时 %.1f ms（每个 token 约 %.1fM 次乘加，权重 %.1f MB 从头到尾读一遍）\n", T, ms,
            (double)params / 1e6, (double)params * dtype_size(mw->gate_proj->dtype) / 1e6);
 
-    dump_write(&dump, args.dump);
+    dump_write(&dump, demo.args.dump);
     dump_free(&dump);
     mlp_acts_free(&acts);
-    tok_ids_free(&ids);
-    model_close(&m);
+    demo_end_sentence(&demo);
     return 0;
 }

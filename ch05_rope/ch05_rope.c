@@ -155,15 +155,11 @@ static void plot_rotation(const RopeTable *rt, const PlotOptions *opt) {
 
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
-    DemoArgs args = demo_parse_args(argc, argv, true, usage, NULL, NULL);
-
+    SentenceDemo demo;
+    demo_start_sentence(&demo, argc, argv, true, usage);
     Error err;
-    Model m;
-    TokenIds ids;
-    char label[256];
-    demo_open_sentence(&m, &args, &ids, label, sizeof label);
-    const Config *c = &m.ck.config;
-    int T = ids.n, H = c->hidden_size, d = c->head_dim;
+    const Config *c = &demo.m.ck.config;
+    int T = demo.ids.n, H = c->hidden_size, d = c->head_dim;
 
     /* one table for everything below: the sentence's positions and the far placements */
     int n_pos = T;
@@ -194,7 +190,7 @@ int main(int argc, char **argv) {
     float *scores = dump_buffer(&dump, "rope_check.score", 1, sP);        /* [placements] */
     float *qpos = dump_buffer(&dump, "rope_check.query_position", 1, sP); /* [placements] */
     float *kpos = dump_buffer(&dump, "rope_check.key_position", 1, sP);   /* [placements] */
-    for (int t = 0; t < T; t++) ids_f[t] = (float)ids.ids[t];
+    for (int t = 0; t < T; t++) ids_f[t] = (float)demo.ids.ids[t];
 
     /* ---- 1. which dims rotate ---- */
     printf("RoPE 只转每个头的一部分：head_dim %d × partial_rotary_factor %g = 前 %d 维转，后 %d 维原样不动\n",
@@ -233,13 +229,13 @@ int main(int argc, char **argv) {
     }
     printf("cos、sin 每个位置只算一次：%s 在位置 0..%d，表的形状 (%d, %d)，%d 个 query 头和 %d 个 key "
            "头共用这一张\n",
-           label, T - 1, T, half, c->num_attention_heads, c->num_key_value_heads);
+           demo.label, T - 1, T, half, c->num_attention_heads, c->num_key_value_heads);
 
     /* ---- 4. only the distance counts ---- */
     float *emb = xmalloc((size_t)T * H * sizeof(float)); /* [T, H] */
-    if (!sentence_embed(&m, ids.ids, T, emb, &err)) die("%s", err.msg);
+    if (!sentence_embed(&demo.m, demo.ids.ids, T, emb, &err)) die("%s", err.msg);
     int tq = T > 1 ? 1 : 0;
-    int L = query_and_key(&m, emb, tq, 0, q, k);
+    int L = query_and_key(&demo.m, emb, tq, 0, q, k);
     printf("只看距离：第 %d 层（第一个全注意力层）给第 %d 个 token 算出 query（头 0）、给第 0 个 token 算出 "
            "key（KV 头 0），"
            "放到不同位置上打分 q·k / sqrt(%d)：\n",
@@ -263,16 +259,15 @@ int main(int argc, char **argv) {
            same_distance_spread, d - rt.rotary_dim, rest / sqrt(d), rt.rotary_dim);
 
     fflush(stdout);
-    if (args.plot != PLOT_NONE) {
-        PlotOptions po = {.mode = args.plot};
+    if (demo.args.plot != PLOT_NONE) {
+        PlotOptions po = {.mode = demo.args.plot};
         plot_wavelengths(&rt, context, &po);
         plot_rotation(&rt, &po);
     }
-    dump_write(&dump, args.dump);
+    dump_write(&dump, demo.args.dump);
     dump_free(&dump);
     free(emb);
     rope_free(&rt);
-    tok_ids_free(&ids);
-    model_close(&m);
+    demo_end_sentence(&demo);
     return 0;
 }

@@ -80,10 +80,16 @@ void demo_open_model(Model *m, const char *model_flag) {
     free(dir);
 }
 
-void demo_open_sentence(Model *m, const DemoArgs *args, TokenIds *ids, char *label, size_t label_size) {
+void demo_start_sentence(SentenceDemo *d, int argc, char **argv, bool with_plot, void (*usage)(FILE *)) {
     Error err;
-    demo_open_model(m, args->model);
-    if (!sentence_ids(&m->ck, args->ids, ids, label, label_size, &err)) die("%s", err.msg);
+    d->args = demo_parse_args(argc, argv, with_plot, usage, NULL, NULL);
+    demo_open_model(&d->m, d->args.model);
+    if (!sentence_ids(&d->m.ck, d->args.ids, &d->ids, d->label, sizeof d->label, &err)) die("%s", err.msg);
+}
+
+void demo_end_sentence(SentenceDemo *d) {
+    tok_ids_free(&d->ids);
+    model_close(&d->m);
 }
 
 void dump_init(DumpSet *d) {

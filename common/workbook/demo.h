@@ -97,10 +97,20 @@ static inline uint64_t floats(uint64_t n) { return size_mul(n, sizeof(float)); }
  * weight checked against config.json (model_open). */
 void demo_open_model(Model *m, const char *model_flag);
 
-/* How the chapter 3–5 demos start: the model, and the token ids they run on with
- * the words their first line names them by (sentence_ids: --ids, else the book's
- * sentence, else the reference ids). */
-void demo_open_sentence(Model *m, const DemoArgs *args, TokenIds *ids, char *label, size_t label_size);
+/* What the chapter 3–5 demos start from: their flags, the model, and the token ids
+ * they run on with the words their first line names them by (sentence_ids: --ids,
+ * else the book's sentence, else the reference ids). */
+typedef struct {
+    DemoArgs args;
+    Model m;
+    TokenIds ids;
+    char label[256];
+} SentenceDemo;
+
+/* Parses the flags (as demo_parse_args), opens the model and finds the ids; one line
+ * and an exit on any error. demo_end_sentence releases what it opened. */
+void demo_start_sentence(SentenceDemo *d, int argc, char **argv, bool with_plot, void (*usage)(FILE *));
+void demo_end_sentence(SentenceDemo *d);
 
 /* ---- --dump ------------------------------------------------------------------- */
 
