@@ -45,6 +45,7 @@
 #include "qwen/deltanet.h"
 #include "qwen/linear.h"
 #include "qwen/model.h"
+#include "tests/bench_model.h"
 #include "qwen/norm.h"
 #include "workbook/sentence.h"
 #include "workbook/util.h"
@@ -185,7 +186,7 @@ static void time_torch(const char *model, Row *rows, int n, int which, const cha
 
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
-    const char *model = REPO_ROOT "/models/Qwen3.5-0.8B-synthetic";
+    const char *model = REPO_ROOT "/" BENCH_MODEL_DIR;
     bool torch = true;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--model") == 0 && i + 1 < argc)
@@ -201,13 +202,8 @@ int main(int argc, char **argv) {
         } else
             die("unknown option '%s' (see --help)", argv[i]);
     }
-    if (!is_dir(model)) {
-        printf("SKIP: no checkpoint at %s (`make synthetic` writes it once, 1.5 GB)\n", model);
-        return 0;
-    }
     Model m;
-    Error err;
-    if (!model_open(&m, model, &err)) die("%s", err.msg);
+    if (!bench_open_model(&m, model)) return 0;
     const Config *c = &m.ck.config;
     int layer = 0;
     if (m.layers[layer].type != LAYER_LINEAR_ATTENTION) die("%s: layer 0 is not a DeltaNet layer", model);
@@ -228,6 +224,7 @@ int main(int argc, char **argv) {
                 die("%s: token id %d beyond the vocabulary (%d)", model, ids[t], c->vocab_size);
         float *x = xaligned_alloc(sizeof(float) * T * H); /* [T, hidden]: the layer's real input */
         float *embed = xaligned_alloc(sizeof(float) * T * H);
+        Error err;
         if (!sentence_layer_input(&m, ids, T, layer, embed, x, &err)) die("%s", err.msg);
         free(embed);
         rows[i] = (Row){.T = T, .torch = {{NAN, NAN}, {NAN, NAN}, {NAN, NAN}}, .torch_sum_abs = NAN};

@@ -50,6 +50,7 @@
 
 #include "qwen/linear.h"
 #include "qwen/model.h"
+#include "tests/bench_model.h"
 #include "workbook/machine.h"
 #include "workbook/util.h"
 
@@ -283,7 +284,7 @@ static double rel_diff(double a, double b) { return fabs(a - b) / fabs(b); }
 
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
-    const char *model = REPO_ROOT "/models/Qwen3.5-0.8B-synthetic";
+    const char *model = REPO_ROOT "/" BENCH_MODEL_DIR;
     const char *openblas = "/usr/lib/x86_64-linux-gnu/openblas-pthread";
     bool torch = true, quick = false;
     for (int i = 1; i < argc; i++) {
@@ -309,13 +310,8 @@ int main(int argc, char **argv) {
         } else
             die("unknown option '%s' (see --help)", argv[i]);
     }
-    if (!is_dir(model)) {
-        printf("SKIP: no checkpoint at %s (`make synthetic` writes it once, 1.5 GB)\n", model);
-        return 0;
-    }
     Model m;
-    Error err;
-    if (!model_open(&m, model, &err)) die("%s", err.msg);
+    if (!bench_open_model(&m, model)) return 0;
     const Config *c = &m.ck.config;
     int ids[MAX_TOKENS];
     make_ids(ids, MAX_TOKENS);
