@@ -73,35 +73,24 @@ double machine_read_bandwidth(const void *const *data, const size_t *bytes, int 
 #define FMA_KIND   "AVX-512 FMA loop"
 #define FMA_CHAINS 12
 #define FMA_ITERS  1000000 /* × 12 chains × 32 flops per thread: a few ms */
-static double fma_run(void) {
-    double t0 = now_seconds();
-    float total = 0;
-    int threads = 1;
-#pragma omp parallel reduction(+ : total)
-    {
-#pragma omp single
-        threads = omp_get_num_threads();
-        /* different starting values, or the compiler would see 12 copies of one chain */
-        __m512 a0 = _mm512_set1_ps(0), a1 = _mm512_set1_ps(1), a2 = _mm512_set1_ps(2), a3 = _mm512_set1_ps(3),
-               a4 = _mm512_set1_ps(4), a5 = _mm512_set1_ps(5), a6 = _mm512_set1_ps(6), a7 = _mm512_set1_ps(7),
-               a8 = _mm512_set1_ps(8), a9 = _mm512_set1_ps(9), a10 = _mm512_set1_ps(10),
-               a11 = _mm512_set1_ps(11);
-        const __m512 m = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.001f);
-        for (int64_t i = 0; i < FMA_ITERS; i++) {
-            a0 = _mm512_fmadd_ps(a0, m, b), a1 = _mm512_fmadd_ps(a1, m, b), a2 = _mm512_fmadd_ps(a2, m, b);
-            a3 = _mm512_fmadd_ps(a3, m, b), a4 = _mm512_fmadd_ps(a4, m, b), a5 = _mm512_fmadd_ps(a5, m, b);
-            a6 = _mm512_fmadd_ps(a6, m, b), a7 = _mm512_fmadd_ps(a7, m, b), a8 = _mm512_fmadd_ps(a8, m, b);
-            a9 = _mm512_fmadd_ps(a9, m, b), a10 = _mm512_fmadd_ps(a10, m, b),
-            a11 = _mm512_fmadd_ps(a11, m, b);
-        }
-        __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-                                 _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
-        s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
-        total += _mm512_reduce_add_ps(s);
+/* One thread's share: FMA_ITERS steps of the chains, and their sum (kept, so that
+ * the compiler cannot drop the work). */
+static float fma_chains(void) {
+    /* different starting values, or the compiler would see 12 copies of one chain */
+    __m512 a0 = _mm512_set1_ps(0), a1 = _mm512_set1_ps(1), a2 = _mm512_set1_ps(2), a3 = _mm512_set1_ps(3),
+           a4 = _mm512_set1_ps(4), a5 = _mm512_set1_ps(5), a6 = _mm512_set1_ps(6), a7 = _mm512_set1_ps(7),
+           a8 = _mm512_set1_ps(8), a9 = _mm512_set1_ps(9), a10 = _mm512_set1_ps(10), a11 = _mm512_set1_ps(11);
+    const __m512 m = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.001f);
+    for (int64_t i = 0; i < FMA_ITERS; i++) {
+        a0 = _mm512_fmadd_ps(a0, m, b), a1 = _mm512_fmadd_ps(a1, m, b), a2 = _mm512_fmadd_ps(a2, m, b);
+        a3 = _mm512_fmadd_ps(a3, m, b), a4 = _mm512_fmadd_ps(a4, m, b), a5 = _mm512_fmadd_ps(a5, m, b);
+        a6 = _mm512_fmadd_ps(a6, m, b), a7 = _mm512_fmadd_ps(a7, m, b), a8 = _mm512_fmadd_ps(a8, m, b);
+        a9 = _mm512_fmadd_ps(a9, m, b), a10 = _mm512_fmadd_ps(a10, m, b), a11 = _mm512_fmadd_ps(a11, m, b);
     }
-    double t = now_seconds() - t0;
-    fma_sink += total;
-    return (double)FMA_ITERS * FMA_CHAINS * 32 * threads / t / 1e9;
+    __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                             _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+    s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+    return _mm512_reduce_add_ps(s);
 }
 #else
 #define FMA_KIND   "portable FMA loop"
@@ -114,6 +103,24 @@ static double fma_run(void) {
 #else
 #define MULADD(a, m, b) ((a) * (m) + (b))
 #endif
+static float fma_chains(void) {
+    float a[FMA_CHAINS][16];
+    for (int c = 0; c < FMA_CHAINS; c++)
+        for (int j = 0; j < 16; j++) a[c][j] = (float)(c * 16 + j); /* distinct chains */
+    const float m = 0.999f, b = 0.001f;
+    for (int64_t i = 0; i < FMA_ITERS; i++)
+#pragma GCC unroll 6
+        for (int c = 0; c < FMA_CHAINS; c++)
+#pragma omp simd
+            for (int j = 0; j < 16; j++) a[c][j] = MULADD(a[c][j], m, b);
+    float total = 0;
+    for (int c = 0; c < FMA_CHAINS; c++)
+        for (int j = 0; j < 16; j++) total += a[c][j];
+    return total;
+}
+#endif
+
+/* Every thread runs the chains at once: GFLOP/s of the whole machine. */
 static double fma_run(void) {
     double t0 = now_seconds();
     float total = 0;
@@ -122,23 +129,12 @@ static double fma_run(void) {
     {
 #pragma omp single
         threads = omp_get_num_threads();
-        float a[FMA_CHAINS][16];
-        for (int c = 0; c < FMA_CHAINS; c++)
-            for (int j = 0; j < 16; j++) a[c][j] = (float)(c * 16 + j); /* distinct chains */
-        const float m = 0.999f, b = 0.001f;
-        for (int64_t i = 0; i < FMA_ITERS; i++)
-#pragma GCC unroll 6
-            for (int c = 0; c < FMA_CHAINS; c++)
-#pragma omp simd
-                for (int j = 0; j < 16; j++) a[c][j] = MULADD(a[c][j], m, b);
-        for (int c = 0; c < FMA_CHAINS; c++)
-            for (int j = 0; j < 16; j++) total += a[c][j];
+        total += fma_chains();
     }
     double t = now_seconds() - t0;
     fma_sink += total;
     return (double)FMA_ITERS * FMA_CHAINS * 32 * threads / t / 1e9;
 }
-#endif
 
 double machine_fma_peak(int tries) {
     double best = 0;
