@@ -302,8 +302,8 @@ static void plot_figures(const Model *m, const DeltaNet *dn, const TokenIds *tex
     const DeltaNetDims *d = &dn->d;
     AttnDims a;
     attn_dims(&a, c);
-    double tables_mb = (double)dn_table_bytes(d) / (1 << 20), conv_mb = (double)dn_conv_bytes(d) / (1 << 20);
-    double kv_per_token_mb = (double)attn_kv_bytes_per_token(&a) / (1 << 20);
+    double tables_mb = (double)dn_table_bytes(d) / MIB, conv_mb = (double)dn_conv_bytes(d) / MIB;
+    double kv_per_token_mb = (double)attn_kv_bytes_per_token(&a) / MIB;
     enum { M = 65 };
     double tok[M], dn_mb[M], kv_mb[M];
     int span = 1024;
@@ -458,10 +458,11 @@ int main(int argc, char **argv) {
         double ms = time_layer(dn, inputs[i], T, outputs[i], &acts[i], T > 64 ? 5 : 21);
         printf("  %3d 个 token：输出 (1, %d, %d)，%.0f ms\n", T, T, d->hidden, ms);
     }
+    AttnDims ad;
+    attn_dims(&ad, c);
     printf("记忆表：每个头 [%d, %d]，%d 个头共 %.1f MB，和 token 数无关；全注意力的 KV cache 每个 token 要加 "
            "%.0f KB\n",
-           d->dk, d->dv, d->n_v, (double)d->n_v * d->dk * d->dv * 4 / (1 << 20),
-           2.0 * c->num_key_value_heads * c->head_dim * 4 / 1024);
+           d->dk, d->dv, d->n_v, (double)dn_table_bytes(d) / MIB, (double)attn_kv_bytes_per_token(&ad) / KIB);
 
     /* 3. the decay e^g and the write strength β on the short text (kept from its run) */
     const DeltaNetActs *a = &acts[0];

@@ -88,6 +88,10 @@ void demo_check_dump(const char *path);
  * allocates any of it. */
 void demo_require_memory(uint64_t bytes, const char *what);
 
+/* The units the book prints a state's memory in: KB = 1024 bytes, MB = 1024 KB. */
+#define KIB 1024.0
+#define MIB (1024.0 * 1024.0)
+
 /* Bytes of n float32 numbers, saturating (util.h's size_mul). */
 static inline uint64_t floats(uint64_t n) { return size_mul(n, sizeof(float)); }
 
