@@ -13,6 +13,7 @@
 #include "tests/compare.h"
 #include "tests/golden_fixture.h"
 #include "workbook/synthetic.h"
+#include "tests/check_main.h"
 
 #define TINY_TOKENIZER REPO_ROOT "/ch02_embedding/tests/data/tiny_tokenizer.json"
 
@@ -150,9 +151,5 @@ int main(void) {
     tcase_add_test(tc, demo_dump);
     tcase_add_test(tc, norm_by_hand);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "workbook/jsonstr.h"
+#include "tests/check_main.h"
 
 /* The line decodes to the n bytes of want. */
 static void decodes_to(const char *line, const char *want, size_t n) {
@@ -110,9 +111,5 @@ int main(void) {
     tcase_add_test(tc, not_a_string);
     tcase_add_test(tc, same_as_cjson);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

@@ -16,6 +16,7 @@
 
 #include "qwen/tokenizer.h"
 #include "workbook/jsonstr.h"
+#include "tests/check_main.h"
 
 #define DATA       REPO_ROOT "/ch02_embedding/tests/data/"
 #define QWEN3_JSON REPO_ROOT "/.cache/tokenizer-qwen3-3.7.2/tokenizer.json"
@@ -427,9 +428,5 @@ int main(void) {
     tcase_add_test(tc, decode_unknown_ids);
     tcase_add_test(tc, long_runs);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

@@ -19,6 +19,7 @@
 
 #include "tests/demo_output.h"
 #include "tests/golden_fixture.h"
+#include "tests/check_main.h"
 
 static GoldenFixture fx;
 static DemoRun run; /* run.out: the demo's stdout; run.dumped: its --dump file */
@@ -210,10 +211,5 @@ int main(void) {
     tcase_add_test(tc, gated_norm_weight_line);
     tcase_add_test(tc, line_comparison_can_fail);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_NOFORK);
 }

@@ -19,6 +19,7 @@
 #include "tests/compare.h"
 #include "tests/golden_fixture.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 /* A float32 weight vector as if it came from a checkpoint. */
 static Tensor f32_tensor(const float *values, int n) {
@@ -224,9 +225,5 @@ int main(void) {
     /* Check runs each test in a child process that may end without flushing stdout:
      * line buffering keeps the comparison lines of a failing test. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

@@ -5,6 +5,7 @@
 
 #include "qwen/model.h"
 #include "workbook/sentence.h"
+#include "tests/check_main.h"
 
 static void parses_to(const char *text, const int *want, int n) {
     TokenIds t;
@@ -138,9 +139,5 @@ int main(void) {
     tcase_add_test(tc, test_str);
     tcase_add_test(tc, test_fallback_and_embed);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

@@ -26,6 +26,7 @@
 #include "qwen/tensor.h"
 #include "tests/compare.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
@@ -405,9 +406,5 @@ int main(void) {
      * line buffering keeps the comparison lines of a failing test. */
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("linear kernels: %s\n", linear_kernel_name());
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return run_suite(s, CK_FORK_GETENV);
 }

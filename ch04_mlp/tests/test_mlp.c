@@ -19,6 +19,7 @@
 #include "tests/compare.h"
 #include "tests/golden_fixture.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 static Tensor f32_matrix(const float *values, int rows, int cols) {
     Tensor t = {
@@ -159,9 +160,5 @@ int main(void) {
     /* Check runs each test in a child process that may end without flushing stdout:
      * line buffering keeps the comparison lines of a failing test. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

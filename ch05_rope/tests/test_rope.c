@@ -24,6 +24,7 @@
 #include "tests/compare.h"
 #include "tests/golden_fixture.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 /* ---- 1. by hand ----------------------------------------------------------------
  * head_dim 6, rotary_dim 4, theta 100: two pairs, (0, 2) and (1, 3); dims 4, 5 pass.
@@ -267,9 +268,5 @@ int main(void) {
     /* Check runs each test in a child process that may end without flushing stdout:
      * line buffering keeps the comparison lines of a failing test. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

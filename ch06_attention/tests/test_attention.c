@@ -29,6 +29,7 @@
 #include "tests/golden_fixture.h"
 #include "workbook/synthetic.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 /* A float32 tensor as if it came from a checkpoint: [d0] or [d0, d1]. */
 static Tensor f32_tensor(const char *name, const float *values, int64_t d0, int64_t d1) {
@@ -585,9 +586,5 @@ int main(void) {
     /* Check runs each test in a child process that may end without flushing stdout:
      * line buffering keeps the comparison lines of a failing test. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

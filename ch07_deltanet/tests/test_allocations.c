@@ -18,6 +18,7 @@
 #include "qwen/model.h"
 #include "tests/golden_fixture.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 /* ---- the counters --------------------------------------------------------------- */
 
@@ -171,10 +172,5 @@ int main(void) {
     tcase_add_loop_test(tc, blocks_allocate_nothing, GOLDEN_TINY, GOLDEN_SIZES);
     tcase_add_loop_test(tc, model_allocates_nothing, GOLDEN_TINY, GOLDEN_SIZES);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_NOFORK);
 }

@@ -17,6 +17,7 @@
 #undef main
 
 #include "tests/compare.h"
+#include "tests/check_main.h"
 
 #define RTOL 1e-5
 
@@ -123,9 +124,5 @@ int main(void) {
     tcase_add_test(tc, pytorch_raw_values_for_several_seeds);
     tcase_add_test(tc, trace_is_the_same_experiment);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

@@ -21,6 +21,7 @@
 #include "qwen/safetensors.h"
 #include "tests/compare.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 #define GOLDEN REPO_ROOT "/reference/golden/tiny_forward.safetensors"
 
@@ -172,11 +173,7 @@ int main(void) {
     tcase_add_test(tc, gates_line_matches_the_reference);
     tcase_add_test(tc, long_text_starts_as_the_short_one);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = run_suite(s, CK_NOFORK);
     finish();
-    return failed ? 1 : 0;
+    return failed;
 }

@@ -22,6 +22,7 @@
 #include "qwen/safetensors.h"
 #include "tests/golden_fixture.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 static char demo[512], synth[512], tmp[256];
 static const char *tiny;
@@ -296,10 +297,5 @@ int main(void) {
     tcase_add_test(tc, bad_states);
     tcase_add_test(tc, bad_flags);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_NOFORK);
 }

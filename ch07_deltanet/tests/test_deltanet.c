@@ -29,6 +29,7 @@
 #include "tests/compare.h"
 #include "tests/golden_fixture.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 /* ---- the chapter's 2 × 2 example, by hand ---------------------------------- */
 
@@ -577,10 +578,5 @@ int main(void) {
     tcase_add_loop_test(ref, two_halves_equal_one_pass, GOLDEN_TINY, GOLDEN_SIZES);
     tcase_add_loop_test(ref, reset_state_is_a_fresh_start, GOLDEN_TINY, GOLDEN_SIZES);
     suite_add_tcase(s, ref);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_NOFORK);
 }

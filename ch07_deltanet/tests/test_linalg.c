@@ -10,6 +10,7 @@
 #include "workbook/linalg.h"
 #include "workbook/torch_rng.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 /* The book's table: k1 = (1, 0) → v1 = (3, 1), k2 = (0, 1) → v2 = (-1, 2), written
  * as two outer products. Every expected number here is worked out by hand in the
@@ -154,9 +155,5 @@ int main(void) {
     tcase_add_test(tc, qr_random);
     tcase_add_test(tc, qr_zero_column);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

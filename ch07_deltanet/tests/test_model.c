@@ -24,6 +24,7 @@
 #include "tests/compare.h"
 #include "tests/golden_fixture.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 static GoldenFixture fx;
 static void open_all(void) { golden_fixture_open(&fx); }
@@ -457,10 +458,5 @@ int main(void) {
     tcase_add_test(sampler, sampler_distribution);
     tcase_add_test(sampler, sampler_seed_repeats);
     suite_add_tcase(s, sampler);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_NOFORK);
 }

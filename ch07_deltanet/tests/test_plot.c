@@ -15,6 +15,7 @@
 
 #include "workbook/plot.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 static char workdir[64];
 
@@ -171,9 +172,5 @@ int main(void) {
     tcase_add_test(tc, unwritable_folder_fails_cleanly);
     tcase_add_test(tc, heatmap);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

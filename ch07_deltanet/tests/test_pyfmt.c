@@ -14,6 +14,7 @@
 
 #include "workbook/pyfmt.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 static double from_bits(uint64_t u) {
     double d;
@@ -219,9 +220,5 @@ int main(void) {
     tcase_add_test(tc, rounded_lists);
     tcase_add_test(tc, python_reference_cases);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

@@ -14,6 +14,7 @@
 #include "qwen/tokenizer.h"
 #include "workbook/textstream.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 #define TINY_TOKENIZER REPO_ROOT "/ch02_embedding/tests/data/tiny_tokenizer.json"
 
@@ -127,9 +128,5 @@ int main(void) {
     tcase_add_test(tc, random_sequences_equal_decode);
     tcase_add_test(tc, no_tokenizer_and_unknown_ids);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

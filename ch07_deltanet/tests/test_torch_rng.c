@@ -16,6 +16,7 @@
 
 #include "workbook/torch_rng.h"
 #include "workbook/util.h"
+#include "tests/check_main.h"
 
 #define DATA_DIR "ch07_deltanet/tests/data/"
 
@@ -256,9 +257,5 @@ int main(void) {
     tcase_add_test(tc, variants_differ_only_in_rounding);
     tcase_add_test(tc, variant_names);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }
