@@ -3,7 +3,7 @@
 
 #include "layer_pattern.h"
 
-int layer_pattern(int n_layers, const char *const *layer_types, int n_types, int full_attention_interval,
+int layer_pattern(const char *const *layer_types, int n_types, int n_layers, int full_attention_interval,
                   char *pattern) {
     /* TODO:
      *   - 先检查 n_layers；

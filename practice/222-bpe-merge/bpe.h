@@ -6,7 +6,7 @@ typedef struct {
     int left, right, merged; /* entry r of the table has rank r: lower merges first */
 } BpeMerge;
 
-/* Merges the n symbols of ids in place; returns the new length. */
-int bpe_merge(int *ids, int n, const BpeMerge *merges, int n_merges);
+/* Merges the n symbols of ids in place by the n_merges entries of merges; returns the new length. */
+int bpe_merge(int *ids, const BpeMerge *merges, int n, int n_merges);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include "short_conv.h"
 
-void causal_conv_silu(const float *x, int T, int C, const float *w, int K, float *state, float *y) {
+void causal_conv_silu(const float *x, const float *w, int T, int C, int K, float *state, float *y) {
     /* TODO:
      *   - 第 t 个 token、第 c 个通道：窗口是 in 的第 t .. t+K−1 行（in = state 的 K−1 行 + x 的 T 行）
      *   - y = silu(Σ_j w[c·K + j] · in[t + j][c])

@@ -4,6 +4,6 @@
 
 /* y[t][c] = silu(Σ_j w[c][j] · in[t + j][c]), in = the K−1 rows of state followed by x.
  * x, y: [T, C]; w: [C, K]; state: [K−1, C], oldest first, updated to the last K−1 rows of in. */
-void causal_conv_silu(const float *x, int T, int C, const float *w, int K, float *state, float *y);
+void causal_conv_silu(const float *x, const float *w, int T, int C, int K, float *state, float *y);
 
 #endif

@@ -4,7 +4,7 @@
 
 #include "randn.h"
 
-void randn(TorchRng *g, float *out, int n) {
+void randn(TorchRng *g, int n, float *out) {
     /* TODO:
      *   n >= 16：抽 n 个 float 均匀数；每个完整的 16 个一组做 Box–Muller（j 和 j + 8 配对）；
      *            n 不是 16 的倍数时，最后 16 个位置重新抽、再变换一次

@@ -20,7 +20,7 @@ void rng_seed(TorchRng *g, uint32_t seed); /* torch.manual_seed(seed): restarts 
 float rng_uniform_f32(TorchRng *g);        /* torch.rand, float32: (draw & 0xFFFFFF) · 2^−24 */
 double rng_uniform_f64(TorchRng *g);       /* torch.rand, float64: 53 bits of two draws */
 
-/* The exercise: torch.randn with n elements (any shape), float32. */
-void randn(TorchRng *g, float *out, int n);
+/* The exercise: torch.randn with n elements (any shape), float32, into out. */
+void randn(TorchRng *g, int n, float *out);
 
 #endif

@@ -4,7 +4,7 @@
 
 #include "layer_pattern.h"
 
-int layer_pattern(int n_layers, const char *const *layer_types, int n_types, int full_attention_interval,
+int layer_pattern(const char *const *layer_types, int n_types, int n_layers, int full_attention_interval,
                   char *pattern) {
     if (n_layers < 1) return -1;
     if (layer_types ? n_types != n_layers : full_attention_interval < 1) return -1;

@@ -13,7 +13,7 @@
 static void call(int k, int n, const char *const *types, int n_types, int interval) {
     size_t size = n > 0 ? (size_t)n + 1 : 1;
     char *pattern = pt_bytes(size), name[32];
-    int r = layer_pattern(n, types, n_types, interval, pattern);
+    int r = layer_pattern(types, n_types, n, interval, pattern);
     int *bytes = pt_ints(size);
     for (size_t i = 0; i < size; i++) bytes[i] = (unsigned char)pattern[i];
     snprintf(name, sizeof name, "%d.r", k);

@@ -2,18 +2,18 @@
 #include "bpe.h"
 
 /* The rank of merging (a, b), or −1 when the table has no such merge. */
-static int rank_of(const BpeMerge *merges, int n_merges, int a, int b) {
+static int rank_of(int a, int b, const BpeMerge *merges, int n_merges) {
     for (int r = 0; r < n_merges; r++)
         if (merges[r].left == a && merges[r].right == b) return r;
     return -1;
 }
 
-int bpe_merge(int *ids, int n, const BpeMerge *merges, int n_merges) {
+int bpe_merge(int *ids, const BpeMerge *merges, int n, int n_merges) {
     for (;;) {
         /* 1. the lowest-ranked pair present anywhere in the word */
         int best = -1;
         for (int i = 0; i + 1 < n; i++) {
-            int r = rank_of(merges, n_merges, ids[i], ids[i + 1]);
+            int r = rank_of(ids[i], ids[i + 1], merges, n_merges);
             if (r >= 0 && (best < 0 || r < best)) best = r;
         }
         if (best < 0) return n;

@@ -13,7 +13,7 @@
 static void merge(int k, const int *word, int n, const BpeMerge *merges, int n_merges) {
     int *ids = pt_ints(n > 0 ? (size_t)n : 1);
     if (n > 0) memcpy(ids, word, (size_t)n * sizeof *ids);
-    int got = bpe_merge(ids, n, merges, n_merges);
+    int got = bpe_merge(ids, merges, n, n_merges);
     char name[32];
     snprintf(name, sizeof name, "%d.len", k);
     pt_out_int(name, got);

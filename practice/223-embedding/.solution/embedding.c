@@ -12,7 +12,7 @@ static float bf16(uint16_t h) {
     return f;
 }
 
-int embed_lookup(const uint16_t *table, int vocab, int hidden, const int *ids, int n, float *out) {
+int embed_lookup(const int *ids, const uint16_t *table, int n, int vocab, int hidden, float *out) {
     for (int t = 0; t < n; t++)
         if (ids[t] < 0 || ids[t] >= vocab) return -1; /* before anything is written */
     for (int t = 0; t < n; t++) {
@@ -22,7 +22,7 @@ int embed_lookup(const uint16_t *table, int vocab, int hidden, const int *ids, i
     return 0;
 }
 
-void tied_logits(const uint16_t *table, int vocab, int hidden, const float *h, float *logits) {
+void tied_logits(const float *h, const uint16_t *table, int vocab, int hidden, float *logits) {
     for (int v = 0; v < vocab; v++) {
         const uint16_t *row = table + (size_t)v * hidden;
         float sum = 0;

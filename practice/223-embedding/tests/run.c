@@ -32,15 +32,15 @@ static void worked_example(void) {
     const int ids[3] = {2, 0, 2};
     uint16_t *table = pt_dup(small, sizeof small);
     float *out = pt_floats(6);
-    pt_out_int("ret", embed_lookup(table, 3, 2, ids, 3, out));
+    pt_out_int("ret", embed_lookup(ids, table, 3, 3, 2, out));
     pt_out_floats("out", out, 6);
     const int bad[2] = {1, 3};
     float *untouched = pt_floats(4);
-    pt_out_int("ret_bad", embed_lookup(table, 3, 2, bad, 2, untouched));
+    pt_out_int("ret_bad", embed_lookup(bad, table, 2, 3, 2, untouched));
     pt_out_floats("out_bad", untouched, 4);
     const float h0[2] = {2, 1};
     float *h = pt_copy(h0, 2), *logits = pt_floats(3);
-    tied_logits(table, 3, 2, h, logits);
+    tied_logits(h, table, 3, 2, logits);
     pt_out_floats("logits", logits, 3);
 }
 
@@ -48,7 +48,7 @@ static void rows_1024(void) {
     uint16_t *table = big_table();
     const int ids[6] = {0, V - 1, 17, 17, 1000, 2048};
     float *out = pt_floats(6 * H);
-    pt_out_int("ret", embed_lookup(table, V, H, ids, 6, out));
+    pt_out_int("ret", embed_lookup(ids, table, 6, V, H, out));
     pt_out_floats("out", out, 6 * H);
 }
 
@@ -60,7 +60,7 @@ static void bad_ids(void) {
         char name[16];
         float *out = pt_floats(3 * H);
         snprintf(name, sizeof name, "ret%d", k);
-        pt_out_int(name, embed_lookup(table, V, H, bad[k], 3, out));
+        pt_out_int(name, embed_lookup(bad[k], table, 3, V, H, out));
         snprintf(name, sizeof name, "out%d", k);
         pt_out_floats(name, out, 3 * H);
     }
@@ -70,14 +70,14 @@ static void logits_4096(void) {
     uint16_t *table = big_table();
     float *h = pt_floats(H), *logits = pt_floats(V);
     pt_fill(h, H, 32, 1.0f);
-    tied_logits(table, V, H, h, logits);
+    tied_logits(h, table, V, H, logits);
     pt_out_floats("logits", logits, V);
 }
 
 static void no_tokens(void) {
     uint16_t *table = pt_dup(small, sizeof small);
     float *out = pt_floats(1);
-    pt_out_int("ret", embed_lookup(table, 3, 2, NULL, 0, out));
+    pt_out_int("ret", embed_lookup(NULL, table, 0, 3, 2, out));
 }
 
 PT_RUNNER({"worked_example", worked_example}, {"rows_1024", rows_1024}, {"bad_ids", bad_ids},

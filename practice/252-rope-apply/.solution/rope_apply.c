@@ -3,8 +3,8 @@
 
 #include "rope_apply.h"
 
-void rope_apply(float *x, int T, int heads, int head_dim, int rotary_dim, const float *cos_t,
-                const float *sin_t) {
+void rope_apply(float *x, const float *cos_t, const float *sin_t, int T, int heads, int head_dim,
+                int rotary_dim) {
     int half = rotary_dim / 2;
     for (int t = 0; t < T; t++) {
         const float *c = cos_t + (size_t)t * half, *s = sin_t + (size_t)t * half; /* this token's angles */

@@ -15,7 +15,7 @@
 static void worked_example(void) {
     const float x0[8] = {1, 2, 3, 4, 5, 6, 7, 8}, c0[2] = {0, 1}, s0[2] = {1, 0};
     float *x = pt_copy(x0, 8), *c = pt_copy(c0, 2), *s = pt_copy(s0, 2);
-    rope_apply(x, 1, 1, 8, 4, c, s);
+    rope_apply(x, c, s, 1, 1, 8, 4);
     pt_out_floats("x", x, 8);
 }
 
@@ -25,7 +25,7 @@ static void rotate(int heads, uint32_t seed, float scale) {
     size_t n = (size_t)5 * heads * HD;
     float *x = pt_floats(n), *c = pt_copy(table_cos, 5 * HALF), *s = pt_copy(table_sin, 5 * HALF);
     pt_fill(x, n, seed, scale);
-    rope_apply(x, 5, heads, HD, ROT, c, s);
+    rope_apply(x, c, s, 5, heads, HD, ROT);
     pt_out_floats("x", x, n);
 }
 
@@ -53,7 +53,7 @@ static void relative_position(void) {
     pt_fill(v + HD, HD, 75, 1.0f);
     memcpy(v + 2 * HD, v, HD * sizeof *v);
     memcpy(v + 3 * HD, v + HD, HD * sizeof *v);
-    rope_apply(v, 4, 1, HD, ROT, c, s); /* 4 "tokens" of one head: q@10, k@3, q@1010, k@1003 */
+    rope_apply(v, c, s, 4, 1, HD, ROT); /* 4 "tokens" of one head: q@10, k@3, q@1010, k@1003 */
     pt_out_floats("v", v, 4 * HD);
 }
 

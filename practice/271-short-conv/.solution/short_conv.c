@@ -6,7 +6,7 @@
 
 #include "short_conv.h"
 
-void causal_conv_silu(const float *x, int T, int C, const float *w, int K, float *state, float *y) {
+void causal_conv_silu(const float *x, const float *w, int T, int C, int K, float *state, float *y) {
     size_t hist = (size_t)(K - 1) * C; /* the state: K − 1 rows of C */
     /* in = the state's K − 1 rows, then x's T rows: every window is K consecutive rows */
     float *in = malloc((hist + (size_t)T * C) * sizeof *in);

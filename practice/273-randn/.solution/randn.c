@@ -27,7 +27,7 @@ static double normal_double(TorchRng *g) {
     return r * cos(theta);
 }
 
-void randn(TorchRng *g, float *out, int n) {
+void randn(TorchRng *g, int n, float *out) {
     if (n < 16) { /* the double path, one element at a time */
         for (int i = 0; i < n; i++) out[i] = (float)normal_double(g);
         return;

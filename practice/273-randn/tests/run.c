@@ -12,7 +12,7 @@ static void sequence(const char *name, uint32_t seed, const int *sizes, int n_si
     int total = 0;
     for (int i = 0; i < n_sizes; i++) total += sizes[i];
     float *out = pt_floats((size_t)total);
-    for (int i = 0, at = 0; i < n_sizes; at += sizes[i++]) randn(g, out + at, sizes[i]);
+    for (int i = 0, at = 0; i < n_sizes; at += sizes[i++]) randn(g, sizes[i], out + at);
     pt_out_floats(name, out, (size_t)total);
 }
 
@@ -31,8 +31,8 @@ static void book_k_v(void) {
     TorchRng *g = pt_bytes(sizeof *g);
     rng_seed(g, 0);
     float *k = pt_floats(128), *v = pt_floats(128);
-    randn(g, k, 128);
-    randn(g, v, 128);
+    randn(g, 128, k);
+    randn(g, 128, v);
     pt_out_floats("k", k, 128);
     pt_out_floats("v", v, 128);
 }
@@ -41,7 +41,7 @@ static void big_table(void) {
     TorchRng *g = pt_bytes(sizeof *g);
     rng_seed(g, 0);
     float *x = pt_floats(128 * 128);
-    randn(g, x, 128 * 128);
+    randn(g, 128 * 128, x);
     pt_out_floats("randn", x, 128 * 128);
 }
 
