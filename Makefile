@@ -25,7 +25,9 @@
 #   chNN_x/bench/bench_*.c   -> a benchmark, run by `make bench` (bench_*.sh too)
 #
 # Flags: -O2 -march=native lets the compiler use the machine's SIMD units (the
-# matrix-vector loops depend on it); OpenMP spreads the big loops over cores;
+# matrix-vector loops depend on it), and -fopenmp-simd lets it read the loops'
+# `#pragma omp simd` hints (OpenMP's vector directives only: no OpenMP runtime; the
+# cores share the work through common/kernels/pool.c, with POSIX threads);
 # -ffp-contract=off: the compiler never fuses a * b + c into one multiply-add on its
 # own (GCC does not in -std=c11 anyway, clang would), so every sum written in C is
 # rounded as written — what lets PyTorch's random numbers be reproduced bit for bit
@@ -36,15 +38,9 @@ BUILD    ?= build
 BINDIR   ?=
 OPT      ?= -O2 -march=native
 CC       ?= cc
-# OpenMP: -fopenmp for gcc and clang; Apple's clang needs it through the
-# preprocessor and Homebrew's libomp (README.md, "Not on Debian"):
-#   make OPENMP="-Xpreprocessor -fopenmp -I$(brew --prefix libomp)/include" \
-#        OPENMP_LIBS="-L$(brew --prefix libomp)/lib -lomp"
-OPENMP      ?= -fopenmp
-OPENMP_LIBS ?=
-CFLAGS    = -std=c11 -D_GNU_SOURCE $(OPT) -g -ffp-contract=off $(OPENMP) -Wall -Wextra -Icommon \
-            -DREPO_ROOT='"$(CURDIR)"' $(PKG_CFLAGS)
-LDLIBS    = $(PKG_LIBS) $(OPENMP_LIBS) -lm
+CFLAGS    = -std=c11 -D_GNU_SOURCE $(OPT) -g -ffp-contract=off -fopenmp-simd -pthread -Wall -Wextra \
+            -Icommon -DREPO_ROOT='"$(CURDIR)"' $(PKG_CFLAGS)
+LDLIBS    = $(PKG_LIBS) -pthread -lm
 DEPFLAGS  = -MMD -MP
 
 # The generated file sets PKG_CFLAGS, PKG_LIBS and CHECK_LIBS (after installing

@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 
 #include <cJSON.h>
 
+#include "kernels/pool.h"
 #include "qwen/model.h"
 #include "qwen/safetensors.h"
 #include "qwen/sample.h"
@@ -152,7 +152,7 @@ static Options parse_args(int argc, char **argv) {
         die("--dump writes the tensors of a prompt: give --prompt TEXT or --ids 1,2,3 with it");
     if (o.think && !o.chat && !o.interactive) die("--think goes with --chat");
     if (o.prompt && !o.prompt[0]) die("--prompt: the prompt is empty");
-    if (o.threads > 0) omp_set_num_threads((int)o.threads);
+    if (o.threads > 0) pool_set_threads((int)o.threads);
     return o;
 }
 

@@ -22,12 +22,12 @@
  *
  *   make bench      or      ./build/ch04_mlp/bench/bench_linear [--quick]
  */
-#include <omp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/pool.h"
 #include "qwen/linear.h"
 #include "qwen/tensor.h"
 #include "workbook/machine.h"
@@ -134,7 +134,7 @@ int main(int argc, char **argv) {
             die("unknown option %s (try --help)", argv[i]);
     }
     if (quick) rounds = 5;
-    int threads = omp_get_max_threads();
+    int threads = pool_threads();
     printf("linear layer on the Qwen3.5-0.8B shapes: %s kernels, %d threads, BF16 weights, medians of %d "
            "rounds\n",
            linear_kernel_name(), threads, rounds);

@@ -17,11 +17,11 @@
  */
 #include <check.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/pool.h"
 #include "qwen/linear.h"
 #include "qwen/tensor.h"
 #include "tests/compare.h"
@@ -304,12 +304,14 @@ START_TEST(test_batch_row_equals_one_token) {
 }
 END_TEST
 
-/* 1, 2 and 3 threads give identical bits: the thread count only decides who computes
- * an output, never how. Tolerance: none. */
+/* 1, 2 and 3 workers give identical bits: the worker count only decides who computes
+ * an output, never how. A matrix of several tasks (kernels/linear.c cuts its rows into
+ * tasks of 256 KB), the last one partial, with rows left over from the tiles in each.
+ * Tolerance: none. */
 START_TEST(test_thread_count) {
-    int64_t out = 203, in = 77; /* 25 groups of 8 rows and 3 left over */
+    int64_t out = 1003, in = 541;
     const int64_t T_list[] = {1, 139};
-    int saved = omp_get_max_threads();
+    int saved = pool_threads();
     for (unsigned c = 0; c < ARRAY_LEN(T_list); c++)
         for (int portable = 0; portable < 2; portable++) {
             int64_t T = T_list[c];
@@ -318,7 +320,7 @@ START_TEST(test_thread_count) {
             Weight w;
             weight_init(&w, DTYPE_BF16, out, in, wv);
             for (int n = 1; n <= 3; n++) {
-                omp_set_num_threads(n);
+                pool_set_threads(n);
                 y[n - 1] = xmalloc((size_t)(T * out) * sizeof(float));
                 (portable ? linear_batch_portable : linear_batch)(x, &w.t, T, y[n - 1]);
             }
@@ -332,25 +334,37 @@ START_TEST(test_thread_count) {
             weight_free(&w);
             free(wv), free(x);
         }
-    omp_set_num_threads(saved);
+    pool_set_threads(saved);
 }
 END_TEST
 
-/* Called from inside a parallel region (e.g. a loop over heads), each call runs on its
- * own thread and must still give the same bits as a call from outside. */
+/* Called from inside a task of the pool (e.g. a loop over heads), each call runs on its
+ * own worker and must still give the same bits as a call from outside. */
+typedef struct {
+    const float *x;
+    const Tensor *w;
+    int64_t T;
+    float *y; /* [tasks, T, out] */
+} Inside;
+static void inside_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    const Inside *in = ctx;
+    linear_batch(in->x, in->w, in->T, in->y + task * in->T * in->w->shape[0]);
+}
+
 START_TEST(test_inside_parallel_region) {
     int64_t out = 37, in = 29, T = 5;
     float *wv = random_floats(out * in), *x = random_floats(T * in);
     Weight w;
     weight_init(&w, DTYPE_BF16, out, in, wv);
     float *outside = xmalloc((size_t)(T * out) * sizeof(float));
-    float *inside = xmalloc((size_t)(2 * T * out) * sizeof(float)); /* [2 threads, T, out] */
+    float *inside = xmalloc((size_t)(2 * T * out) * sizeof(float)); /* [2 tasks, T, out] */
     linear_batch(x, &w.t, T, outside);
-#pragma omp parallel num_threads(2)
-    linear_batch(x, &w.t, T, inside + omp_get_thread_num() * T * out);
+    Inside job = {x, &w.t, T, inside};
+    pool_run(2, inside_task, &job);
     for (int n = 0; n < 2; n++)
         ck_assert_msg(memcmp(outside, inside + n * T * out, (size_t)(T * out) * sizeof(float)) == 0,
-                      "call from thread %d inside a parallel region differs", n);
+                      "call from task %d of the pool differs", n);
     free(outside), free(inside), free(wv), free(x);
     weight_free(&w);
 }

@@ -16,11 +16,11 @@
 #include <check.h>
 #include <cJSON.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/pool.h"
 #include "qwen/attention.h"
 #include "qwen/model.h"
 #include "qwen/rope.h"
@@ -320,8 +320,8 @@ START_TEST(test_kv_cache_decode_equals_full) {
 
     /* No attention weights kept and one thread: the same bits (keeping them only
      * copies; rows never depend on which thread computed them). */
-    int threads = omp_get_max_threads();
-    omp_set_num_threads(1);
+    int threads = pool_threads();
+    pool_set_threads(1);
     RopeTable rope;
     rope_init_config(&rope, tn.c, 0);
     KVCache kv;
@@ -329,7 +329,7 @@ START_TEST(test_kv_cache_decode_equals_full) {
     AttnActs a;
     attn_acts_init(&a, &tn.at->d, T);
     attn_forward(tn.at, &a, tn.x, T, &kv, &rope, got, PATH_FAST);
-    omp_set_num_threads(threads);
+    pool_set_threads(threads);
     ck_assert(
         compare_f32("no weights kept, 1 thread vs full pass", hs, got, full, (int64_t)T * H, 0, 0, NULL));
 

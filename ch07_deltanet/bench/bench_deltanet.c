@@ -37,11 +37,11 @@
  * rest.
  */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/pool.h"
 #include "qwen/deltanet.h"
 #include "qwen/linear.h"
 #include "qwen/model.h"
@@ -216,7 +216,7 @@ int main(int argc, char **argv) {
     int ids[7 * 20 + 19];
     float *long_x = NULL;
     printf("Gated DeltaNet, layer 0 of %s\n  C: %d threads, linear kernels: %s\n", model,
-           omp_get_max_threads(), linear_kernel_name());
+           pool_threads(), linear_kernel_name());
     for (int i = 0; i < 4; i++) {
         int T = make_ids(ids, shapes[i][0], shapes[i][1]);
         for (int t = 0; t < T; t++)

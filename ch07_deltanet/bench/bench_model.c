@@ -42,12 +42,12 @@
  * bytes.
  */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
+#include "kernels/pool.h"
 #include "qwen/linear.h"
 #include "qwen/model.h"
 #include "tests/bench_model.h"
@@ -390,7 +390,7 @@ int main(int argc, char **argv) {
            c->num_hidden_layers, cfg_count_layers(c, LAYER_LINEAR_ATTENTION),
            cfg_count_layers(c, LAYER_FULL_ATTENTION), weight_bytes / 1e9, file_bytes / 1e9);
     const char *wait = getenv("OMP_WAIT_POLICY");
-    printf("  C: %d threads%s%s%s, linear kernels: %s, passes of %d tokens\n", omp_get_max_threads(),
+    printf("  C: %d threads%s%s%s, linear kernels: %s, passes of %d tokens\n", pool_threads(),
            wait ? " (OMP_WAIT_POLICY=" : "", wait ? wait : "", wait ? ")" : "", linear_kernel_name(), CHUNK);
 
     printf("\nthe machine (best of %d tries, median of the %d times it was measured during the run)\n",

@@ -17,11 +17,11 @@
  */
 #include <check.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/pool.h"
 #include "qwen/activations.h"
 #include "qwen/deltanet.h"
 #include "qwen/norm.h"
@@ -238,7 +238,7 @@ START_TEST(fast_equals_reference) {
             float *S_ref = xmalloc(sizeof(float) * n_tab), *o_ref = xmalloc(sizeof(float) * n_out);
             delta_rule_ref(q, k, v, g, beta, T, NK, NV, DK, DV, init, S_ref, o_ref);
             for (int threads = 1; threads <= 2; threads++) {
-                omp_set_num_threads(threads);
+                pool_set_threads(threads);
                 float *S = xmalloc(sizeof(float) * n_tab), *o = xmalloc(sizeof(float) * n_out);
                 for (size_t i = 0; i < n_tab; i++) S[i] = NAN; /* whatever was there must not matter */
                 delta_rule(q, k, v, g, beta, T, NK, NV, DK, DV, init, S, o);
@@ -264,7 +264,7 @@ START_TEST(fast_equals_reference) {
         free(S_in), free(S_out), free(o1), free(o2);
         free(q), free(k), free(v), free(S0);
     }
-    omp_set_num_threads(2);
+    pool_set_threads(2);
 }
 END_TEST
 

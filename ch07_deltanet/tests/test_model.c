@@ -14,11 +14,11 @@
  */
 #include <check.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/pool.h"
 #include "qwen/model.h"
 #include "qwen/sample.h"
 #include "tests/compare.h"
@@ -227,12 +227,12 @@ START_TEST(threads_do_not_change_a_bit) {
     int T, V = fx.model.ck.config.vocab_size;
     int *ids = golden_ids(&T);
     int whole[1] = {T};
-    int threads = omp_get_max_threads();
-    omp_set_num_threads(1);
+    int threads = pool_threads();
+    pool_set_threads(1);
     float *one = logits_in_pieces(ids, whole, 1, 128);
-    omp_set_num_threads(2);
+    pool_set_threads(2);
     float *two = logits_in_pieces(ids, whole, 1, 128);
-    omp_set_num_threads(threads);
+    pool_set_threads(threads);
     ck_assert(compare_f32("1 thread vs 2 threads", NULL, two, one, (int64_t)T * V, 0, 0, NULL));
     free(one), free(two), free(ids);
 }

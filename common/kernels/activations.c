@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "kernels/pool.h"
+
 /* e^x as plain arithmetic that the compiler turns into vector instructions, so a
  * whole row of SiLUs runs 16 at a time (the C library's expf does one number at a
  * time, and was most of the convolution's time on a 159-token text). The classic
@@ -43,11 +45,27 @@ void silu_vec(const float *x, int64_t n, float *y) {
     for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + exp_vec(-x[i]));
 }
 
-/* Below this many numbers (a few tokens' 3584 features) waking the other cores costs
- * more than it saves. */
-#define SWIGLU_PARALLEL_MIN 65536
+/* swiglu_vec's work, in tasks of SWIGLU_TASK numbers (one task for a token's 3584:
+ * below a few tokens, waking the other cores costs more than it saves). */
+#define SWIGLU_TASK 16384
+
+typedef struct {
+    const float *gate, *up;
+    int64_t n;
+    float *act;
+} SwigluJob;
+
+static void swiglu_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    const SwigluJob *j = ctx;
+    int64_t from = task * SWIGLU_TASK, to = from + SWIGLU_TASK < j->n ? from + SWIGLU_TASK : j->n;
+    const float *gate = j->gate, *up = j->up;
+    float *act = j->act;
+#pragma omp simd
+    for (int64_t i = from; i < to; i++) act[i] = gate[i] / (1.0f + exp_vec(-gate[i])) * up[i];
+}
 
 void swiglu_vec(const float *gate, const float *up, int64_t n, float *act) {
-#pragma omp parallel for simd schedule(static) if (n > SWIGLU_PARALLEL_MIN)
-    for (int64_t i = 0; i < n; i++) act[i] = gate[i] / (1.0f + exp_vec(-gate[i])) * up[i];
+    SwigluJob job = {gate, up, n, act};
+    pool_run((n + SWIGLU_TASK - 1) / SWIGLU_TASK, swiglu_task, &job);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "qwen/activations.h"
+#include "kernels/pool.h"
 #include "workbook/util.h"
 
 /* ---- the delta rule in one sweep per token ------------------------------------ */
@@ -120,38 +121,48 @@ delta_rule_head_fast(const int n_vecs, const float *q, const float *k, const flo
 #define MAX_DK 1024
 static const float zeros[MAX_DK > MAX_VECS *VEC ? MAX_DK : MAX_VECS *VEC];
 
+/* delta_rule's arguments, for its tasks: one head each. */
+typedef struct DeltaRuleJob {
+    const float *q, *k, *v, *g, *beta;
+    int T, n_k, n_v, dk, dv;
+    const float *S0;
+    float *S, *out;
+    void (*head)(const struct DeltaRuleJob *j, int h, float *Sh, bool empty); /* for the row width */
+} DeltaRuleJob;
+
+/* One head's tokens at a row width of N vectors: a constant, so that the compiler
+ * keeps the running sums in registers. */
+#define HEAD_OF_WIDTH(N)                                                                                     \
+    static void head_##N(const DeltaRuleJob *j, int h, float *Sh, bool empty) {                              \
+        delta_rule_head_fast(N, j->q, j->k, j->v, j->g, j->beta, j->T, j->n_k, j->n_v, h / (j->n_v / j->n_k), \
+                             h, j->dk, Sh, j->out, empty, zeros);                                            \
+    }
+HEAD_OF_WIDTH(8)
+HEAD_OF_WIDTH(4)
+HEAD_OF_WIDTH(2)
+HEAD_OF_WIDTH(1)
+
+static void delta_rule_task(void *ctx, int64_t h, int worker) {
+    (void)worker;
+    const DeltaRuleJob *j = ctx;
+    size_t table = (size_t)j->dk * j->dv;
+    float *Sh = j->S + h * table; /* [dk, dv] */
+    /* a given table is copied in; an empty one is written by its first sweep */
+    if (j->S0 != NULL && j->S0 != j->S) memcpy(Sh, j->S0 + h * table, table * sizeof(float));
+    j->head(j, (int)h, Sh, j->S0 == NULL);
+}
+
 void delta_rule(const float *q, const float *k, const float *v, const float *g, const float *beta, int T,
                 int n_k, int n_v, int dk, int dv, const float *S0, float *S, float *out) {
     int n_vecs = dv % VEC == 0 ? dv / VEC : 0; /* vectors per row; 0: rows that are not whole vectors */
-    if (T == 0 || dk > MAX_DK || (n_vecs != 8 && n_vecs != 4 && n_vecs != 2 && n_vecs != 1)) {
+    void (*head)(const DeltaRuleJob *, int, float *, bool) =
+        n_vecs == 8 ? head_8 : n_vecs == 4 ? head_4 : n_vecs == 2 ? head_2 : n_vecs == 1 ? head_1 : NULL;
+    if (T == 0 || dk > MAX_DK || !head) {
         delta_rule_ref(q, k, v, g, beta, T, n_k, n_v, dk, dv, S0, S, out); /* the plain loops */
         return;
     }
-    size_t table = (size_t)dk * dv;
-    int rep = n_v / n_k; /* value head h reads key head h / rep */
-#pragma omp parallel for schedule(static)
-    for (int h = 0; h < n_v; h++) {
-        float *Sh = S + h * table; /* [dk, dv] */
-        /* a given table is copied in; an empty one is written by its first sweep */
-        if (S0 != NULL && S0 != S) memcpy(Sh, S0 + h * table, table * sizeof(float));
-        /* A constant row width lets the compiler keep the running sums in registers. */
-        int kh = h / rep;
-        bool empty = S0 == NULL;
-        switch (n_vecs) {
-        case 8:
-            delta_rule_head_fast(8, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros);
-            break;
-        case 4:
-            delta_rule_head_fast(4, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros);
-            break;
-        case 2:
-            delta_rule_head_fast(2, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros);
-            break;
-        case 1:
-            delta_rule_head_fast(1, q, k, v, g, beta, T, n_k, n_v, kh, h, dk, Sh, out, empty, zeros);
-            break;
-        }
-    }
+    DeltaRuleJob job = {q, k, v, g, beta, T, n_k, n_v, dk, dv, S0, S, out, head};
+    pool_run(n_v, delta_rule_task, &job); /* the heads are independent: shared out over the cores */
 }
 
 /* ---- the gated RMSNorm of the output ---------------------------------------- */
@@ -172,31 +183,42 @@ void gated_norm_heads(const float *o, const float *z, const float *w, int n_head
 
 /* ---- the short convolution ------------------------------------------------- */
 
-#define CONV_BLOCK 512 /* channels per piece of work: 12 pieces for the 6144 channels */
+#define CONV_BLOCK 512 /* channels per task: 12 tasks for the 6144 channels */
+
+typedef struct {
+    const float *x, *w;
+    int T, C, kernel;
+    const float *state;
+    float *out;
+} ConvJob;
+
+/* The outputs of one block of channels, for every token. Think of the rows as one
+ * window: the kernel − 1 rows of state, then the T rows of x; token t's output uses
+ * window rows t … t + kernel − 1. */
+static void conv_task(void *ctx, int64_t blk, int worker) {
+    (void)worker;
+    const ConvJob *j = ctx;
+    int C = j->C, hist = j->kernel - 1;
+    int c0 = (int)blk * CONV_BLOCK, n = C - c0 < CONV_BLOCK ? C - c0 : CONV_BLOCK;
+    for (int t = 0; t < j->T; t++) {
+        float *restrict o = j->out + (size_t)t * C + c0; /* [n] */
+        for (int c = 0; c < n; c++) o[c] = 0;
+        for (int k = 0; k < j->kernel; k++) {
+            int r = t + k;
+            const float *restrict src = (r < hist ? j->state + (size_t)r * C : j->x + (size_t)(r - hist) * C) + c0;
+            const float *restrict wk = j->w + (size_t)k * C + c0; /* tap k of these channels */
+#pragma omp simd
+            for (int c = 0; c < n; c++) o[c] += wk[c] * src[c];
+        }
+        silu_vec(o, n, o);
+    }
+}
 
 void causal_conv_silu(const float *x, const float *w, int T, int C, int kernel, float *state, float *out) {
     int hist = kernel - 1; /* pre-conv vectors kept from before the first new token */
-    /* Think of the rows as one window: the hist rows of state, then the T rows of x.
-     * Token t's output uses window rows t … t + kernel − 1. The channels are
-     * independent (depthwise), so the cores share them out. */
-    int n_blocks = (C + CONV_BLOCK - 1) / CONV_BLOCK;
-#pragma omp parallel for schedule(static)
-    for (int blk = 0; blk < n_blocks; blk++) {
-        int c0 = blk * CONV_BLOCK, n = C - c0 < CONV_BLOCK ? C - c0 : CONV_BLOCK;
-        for (int t = 0; t < T; t++) {
-            float *restrict o = out + (size_t)t * C + c0; /* [n] */
-            for (int c = 0; c < n; c++) o[c] = 0;
-            for (int j = 0; j < kernel; j++) {
-                int r = t + j;
-                const float *restrict src =
-                    (r < hist ? state + (size_t)r * C : x + (size_t)(r - hist) * C) + c0;
-                const float *restrict wj = w + (size_t)j * C + c0; /* tap j of these channels */
-#pragma omp simd
-                for (int c = 0; c < n; c++) o[c] += wj[c] * src[c];
-            }
-            silu_vec(o, n, o);
-        }
-    }
+    /* the channels are independent (depthwise): the cores share them out */
+    ConvJob job = {x, w, T, C, kernel, state, out};
+    pool_run((C + CONV_BLOCK - 1) / CONV_BLOCK, conv_task, &job);
     /* The new history: the last hist rows of the window. */
     if (hist == 0) return;
     if (T >= hist) {

@@ -38,10 +38,10 @@
  */
 #include "qwen/linear.h"
 
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/pool.h"
 #include "workbook/util.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
@@ -243,13 +243,6 @@ static const Tiles *tiles_for(DType dt, int portable) {
  * writes only their outputs.
  * ------------------------------------------------------------------------------------ */
 
-/* This thread's rows: [*first, *last), contiguous, about out / threads of them. */
-static void my_rows(int64_t out, int64_t *first, int64_t *last) {
-    int n = omp_get_num_threads(), id = omp_get_thread_num();
-    *first = out * id / n;
-    *last = out * (id + 1) / n;
-}
-
 /* Row `row` of W widened to float32 into dst [in] (exact: every BF16 and F16 value is
  * a float32). */
 static void widen_row(const Tensor *w, int64_t row, int64_t in, float *restrict dst) {
@@ -262,65 +255,99 @@ static void widen_row(const Tensor *w, int64_t row, int64_t in, float *restrict 
     }
 }
 
-/* Both paths walk W the same way. Each thread cuts its rows into `parts` equal parts
- * and goes through all of them at once: tile j takes row j of every part (its rows lie
- * part·row_bytes apart). Each part is then read front to back, one long contiguous
- * stream, which the memory system's prefetcher follows at full speed — tiles of
- * neighbouring rows would read many short streams instead, and that is up to 40%
- * slower from memory. The rows left over (fewer than `parts`) go one at a time.
+/* Both paths walk W the same way. The rows are cut into tasks of about TASK_BYTES of
+ * weights each, which the workers take one at a time (kernels/pool.h). A task cuts its
+ * rows into `parts` equal parts and goes through all of them at once: tile j takes row
+ * j of every part (its rows lie part·row_bytes apart). Each part is then read front to
+ * back, one long contiguous stream, which the memory system's prefetcher follows at
+ * full speed — tiles of neighbouring rows would read many short streams instead, and
+ * that is up to 40% slower from memory. The rows left over (fewer than `parts`) go one
+ * at a time.
  *
  *   one token:  4 parts, tiles of 4 rows × 1 token: four independent running sums, so
  *               the core need not wait for one multiply-add before starting the next;
  *   T tokens:   6 parts, tiles of 6 rows × 4 tokens, the tokens 4 at a time (then the
  *               last 1 to 3 in one narrower tile) while the 6 rows stay in the core's
- *               cache. */
-static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float *x, int64_t T, float *y) {
-    int64_t out = w->shape[0], in = w->shape[1];
+ *               cache.
+ *
+ * Many tokens: the tile's rows are widened to float32 once, into a panel on the
+ * worker's stack, and every tile over the tokens reads the panel instead. The products
+ * are the same (widening is exact), but the widening instructions, which compete with
+ * the multiply-adds for the same execution units, then run once per row instead of
+ * once per TOKENS tokens. */
+#define TASK_BYTES (256 << 10)
+
+typedef struct {
+    const Tiles *k, *k32; /* the tiles for W's dtype, and for the float32 panel */
+    const Tensor *w;
+    const float *x;
+    int64_t T;
+    float *y;
+    int64_t rows_per_task; /* a multiple of parts */
+    int parts;
+    bool pack;
+} Walk;
+
+static void walk_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    const Walk *wk = ctx;
+    const Tensor *w = wk->w;
+    const Tiles *k = wk->k;
+    int64_t out = w->shape[0], in = w->shape[1], T = wk->T;
+    const float *x = wk->x;
+    float *y = wk->y;
     const char *data = w->data;
     int64_t row_bytes = in * elem_size(w->dtype);
-    int parts = T == 1 ? STREAMS : ROWS;
-
-    /* Many tokens: the tile's rows are widened to float32 once, into the thread's
-     * panel, and every tile over the tokens reads the panel instead. The products
-     * are the same (widening is exact), but the widening instructions, which compete
-     * with the multiply-adds for the same execution units, then run once per row
-     * instead of once per TOKENS tokens. */
-    bool pack = T >= PACK_MIN_TOKENS && w->dtype != DTYPE_F32 && in <= PANEL_MAX_IN;
-#pragma omp parallel
-    {
-        int64_t first, last;
-        my_rows(out, &first, &last);
-        int64_t part = (last - first) / parts; /* rows per part */
-        /* [ROWS, stride]: a row of panel every in + 16 floats, not every in, so that the
-         * rows (4 KB apart for in = 1024) do not all fall into the same cache set */
-        int64_t stride = in + LANES;
-        float panel_memory[pack ? ROWS * (PANEL_MAX_IN + LANES) : 1] __attribute__((aligned(64)));
-        float *panel = pack && part > 0 ? panel_memory : NULL;
-        for (int64_t j = 0; j < part; j++) {
-            const char *rows = data + (first + j) * row_bytes; /* row j of the first part */
-            int64_t step = part * row_bytes;                   /* from one part to the next */
-            TileFn *const *tile = k->rows;
-            if (panel) {
-                for (int r = 0; r < ROWS; r++) widen_row(w, first + j + r * part, in, panel + r * stride);
-                rows = (const char *)panel, step = stride * (int64_t)sizeof(float);
-                tile = k32->rows;
-            }
-            float *yj = y + first + j; /* its output for token 0 */
-            if (T == 1) {
-                k->streams(rows, step, in, x, yj, part, out);
-                continue;
-            }
-            for (int64_t t = 0; t < T; t += TOKENS) {
-                int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
-                tile[c](rows, step, in, x + t * in, yj + t * out, part, out);
-            }
+    int parts = wk->parts;
+    int64_t first = task * wk->rows_per_task;
+    int64_t last = first + wk->rows_per_task < out ? first + wk->rows_per_task : out;
+    int64_t part = (last - first) / parts; /* rows per part */
+    /* [ROWS, stride]: a row of panel every in + 16 floats, not every in, so that the
+     * rows (4 KB apart for in = 1024) do not all fall into the same cache set */
+    int64_t stride = in + LANES;
+    float panel_memory[wk->pack ? ROWS * (PANEL_MAX_IN + LANES) : 1] __attribute__((aligned(64)));
+    float *panel = wk->pack && part > 0 ? panel_memory : NULL;
+    for (int64_t j = 0; j < part; j++) {
+        const char *rows = data + (first + j) * row_bytes; /* row j of the first part */
+        int64_t step = part * row_bytes;                   /* from one part to the next */
+        TileFn *const *tile = k->rows;
+        if (panel) {
+            for (int r = 0; r < ROWS; r++) widen_row(w, first + j + r * part, in, panel + r * stride);
+            rows = (const char *)panel, step = stride * (int64_t)sizeof(float);
+            tile = wk->k32->rows;
         }
-        for (int64_t o = first + parts * part; o < last; o++)
-            for (int64_t t = 0; t < T; t += TOKENS) {
-                int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
-                k->one[c](data + o * row_bytes, 0, in, x + t * in, y + t * out + o, 0, out);
-            }
+        float *yj = y + first + j; /* its output for token 0 */
+        if (T == 1) {
+            k->streams(rows, step, in, x, yj, part, out);
+            continue;
+        }
+        for (int64_t t = 0; t < T; t += TOKENS) {
+            int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
+            tile[c](rows, step, in, x + t * in, yj + t * out, part, out);
+        }
     }
+    for (int64_t o = first + parts * part; o < last; o++)
+        for (int64_t t = 0; t < T; t += TOKENS) {
+            int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
+            k->one[c](data + o * row_bytes, 0, in, x + t * in, y + t * out + o, 0, out);
+        }
+}
+
+static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float *x, int64_t T, float *y) {
+    int64_t out = w->shape[0], in = w->shape[1];
+    int64_t row_bytes = in * elem_size(w->dtype);
+    Walk wk = {.k = k,
+               .k32 = k32,
+               .w = w,
+               .x = x,
+               .T = T,
+               .y = y,
+               .parts = T == 1 ? STREAMS : ROWS,
+               .pack = T >= PACK_MIN_TOKENS && w->dtype != DTYPE_F32 && in <= PANEL_MAX_IN};
+    int64_t rows = TASK_BYTES / row_bytes;
+    rows -= rows % wk.parts;
+    wk.rows_per_task = rows > wk.parts ? rows : wk.parts;
+    pool_run((out + wk.rows_per_task - 1) / wk.rows_per_task, walk_task, &wk);
 }
 
 void linear(const float *x, const Tensor *w, float *y) {

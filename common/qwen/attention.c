@@ -2,11 +2,11 @@
 #include "attention.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "activations.h"
+#include "kernels/pool.h"
 #include "linear.h"
 #include "norm.h"
 #include "workbook/buffers.h"
@@ -191,7 +191,7 @@ uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap, int64_t positions) {
     AttnActs a;
     BufferSpec b[ATTN_BUFFERS];
     uint64_t bytes = buffers_bytes(b, attn_buffers(&a, d, cap, b));
-    return size_add(bytes, size_mul(score_floats(d, omp_get_max_threads(), positions), sizeof(float)));
+    return size_add(bytes, size_mul(score_floats(d, pool_threads(), positions), sizeof(float)));
 }
 
 uint64_t kv_cache_bytes(const AttnDims *d, int64_t n) {
@@ -209,13 +209,35 @@ void attn_acts_free(AttnActs *a) {
 /* Room for every thread's rows of scores, a GQA group's worth each (grows with the
  * context, kept between calls). */
 static void reserve_scores(AttnActs *a, const AttnDims *d, int P) {
-    int threads = omp_get_max_threads();
+    int threads = pool_threads();
     int64_t need = (int64_t)P * d->group;
     if (need <= a->score_floats && threads <= a->score_threads) return;
     free(a->scores);
     a->score_floats = grow_capacity(a->score_floats ? a->score_floats : SCORES_START, need);
     a->score_threads = threads;
     a->scores = xaligned_alloc((size_t)threads * (size_t)a->score_floats * sizeof(float));
+}
+
+/* One (KV head, new token) pair of attn_forward's steps 4–6, as a pool task. */
+typedef struct {
+    const AttnDims *dm;
+    AttnActs *a;
+    const KVCache *kv;
+    int T, len0, P;
+    float scale;
+} AttendJob;
+
+static void attend_task(void *ctx, int64_t task, int worker) {
+    const AttendJob *j = ctx;
+    const AttnDims *dm = j->dm;
+    int d = dm->head_dim, Hq = dm->n_heads, T = j->T, P = j->P;
+    int g = (int)(task / T), t = (int)(task % T);
+    size_t kvd = (size_t)dm->n_kv_heads * d;
+    float *score = j->a->scores + (size_t)worker * j->a->score_floats; /* [group, P] */
+    size_t first = (size_t)t * Hq + (size_t)g * dm->group;              /* the group's first query head */
+    attend_group(j->a->q + first * d, dm->group, j->kv->k + (size_t)g * d, j->kv->v + (size_t)g * d, (int)kvd,
+                 j->len0 + t, d, j->scale, score, P, j->a->attn + first * d,
+                 j->a->probs ? j->a->probs + ((size_t)g * dm->group * T + t) * P : NULL, (size_t)T * P);
 }
 
 void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCache *kv, RopeTable *rope,
@@ -232,7 +254,7 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
             kv->head_dim, Hkv, d);
     int len0 = kv->len; /* tokens already in the cache */
     int P = len0 + T;   /* positions after this call */
-    size_t qd = (size_t)Hq * d, kvd = (size_t)Hkv * d;
+    size_t qd = (size_t)Hq * d;
 
     /* 1. project: q_proj gives per head [d query | d gate] */
     project(x, w->q_proj, T, a->qg, path); /* [T, Hq, 2d] */
@@ -260,23 +282,13 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
 
     /* 4–6. scores, softmax and the mix, for every (KV head, new token): the group of
      * query heads that read the KV head go together (GQA: heads g·group .. g·group +
-     * group − 1 are consecutive). The pairs are independent, so they are spread over
-     * the cores; each is always computed whole by one thread, so the thread count
-     * never changes a result */
+     * group − 1 are consecutive). The pairs are independent, so they are shared out
+     * over the cores as tasks; each is always computed whole by one worker, so the
+     * number of workers never changes a result */
     reserve_scores(a, dm, P);
-    float scale = 1.0f / sqrtf((float)d);
-#pragma omp parallel
-    {
-        float *score = a->scores + (size_t)omp_get_thread_num() * a->score_floats; /* [group, P] */
-#pragma omp for collapse(2) schedule(dynamic, 1)
-        for (int g = 0; g < Hkv; g++)
-            for (int t = 0; t < T; t++) {
-                size_t first = (size_t)t * Hq + (size_t)g * dm->group; /* the group's first query head */
-                attend_group(a->q + first * d, dm->group, kv->k + (size_t)g * d, kv->v + (size_t)g * d,
-                             (int)kvd, len0 + t, d, scale, score, P, a->attn + first * d,
-                             a->probs ? a->probs + ((size_t)g * dm->group * T + t) * P : NULL, (size_t)T * P);
-            }
-    }
+    AttendJob job = {.dm = dm, .a = a, .kv = kv, .T = T, .len0 = len0, .P = P,
+                     .scale = 1.0f / sqrtf((float)d)};
+    pool_run((int64_t)Hkv * T, attend_task, &job);
 
     /* 7. the output gate: each of the 2048 numbers is let through by its own sigmoid */
     for (size_t i = 0; i < (size_t)T * qd; i++) a->gated[i] = a->attn[i] * sigmoidf(a->gate[i]);

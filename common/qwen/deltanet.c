@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "activations.h"
+#include "kernels/pool.h"
 #include "linear.h"
 #include "norm.h"
 #include "workbook/buffers.h"
@@ -237,6 +238,47 @@ void dn_acts_free(DeltaNetActs *a) {
     memset(a, 0, sizeof *a);
 }
 
+/* dn_forward's per-token steps, as pool tasks: token t of job's buffers. */
+typedef struct {
+    const DeltaNet *dn;
+    DeltaNetActs *a;
+} DnJob;
+
+/* Splits token t's convolved vector into q | k | v (heads of dk / dv consecutive
+ * numbers), makes each head of q and k unit length (q also / sqrt(dk), so what is read
+ * keeps its scale), and turns its two gates into what the delta rule takes, one number
+ * per head: β how strongly to write, g the log of the decay (always ≤ 0, so
+ * e^g ∈ (0, 1]). */
+static void split_token(void *ctx, int64_t t, int worker) {
+    (void)worker;
+    const DeltaNet *dn = ((DnJob *)ctx)->dn;
+    DeltaNetActs *a = ((DnJob *)ctx)->a;
+    const DeltaNetDims *d = &dn->d;
+    const float *c = a->conv + (size_t)t * d->conv_dim; /* [conv_dim] */
+    float *q = a->q + (size_t)t * d->key_dim;           /* [n_k, dk] */
+    float *k = a->k + (size_t)t * d->key_dim;           /* [n_k, dk] */
+    l2norm(c, d->n_k, d->dk, L2NORM_EPS, q);
+    l2norm(c + d->key_dim, d->n_k, d->dk, L2NORM_EPS, k);
+    float sqrt_dk = sqrtf((float)d->dk);
+    for (int i = 0; i < d->key_dim; i++) q[i] /= sqrt_dk;
+    memcpy(a->v + (size_t)t * d->value_dim, c + 2 * d->key_dim, (size_t)d->value_dim * sizeof(float));
+    for (int h = 0; h < d->n_v; h++) {
+        size_t i = (size_t)t * d->n_v + h;
+        a->beta[i] = sigmoidf(a->beta[i]);
+        a->g[i] = dn->neg_A[h] * softplusf(a->g[i] + dn->dt_bias[h]); /* −exp(A_log) · softplus(a + dt_bias) */
+    }
+}
+
+/* Token t's heads normalized and gated (the fast path's gated_rmsnorm). */
+static void gated_norm_token(void *ctx, int64_t t, int worker) {
+    (void)worker;
+    const DeltaNet *dn = ((DnJob *)ctx)->dn;
+    DeltaNetActs *a = ((DnJob *)ctx)->a;
+    const DeltaNetDims *d = &dn->d;
+    size_t at = (size_t)t * d->value_dim;
+    gated_norm_heads(a->core + at, a->z + at, dn->norm_w, d->n_v, d->dv, d->eps, a->normed + at);
+}
+
 void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, DeltaNetState *state, float *y,
                 Path path) {
     const DeltaNetDims *d = &dn->d;
@@ -255,27 +297,10 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, Delt
     (ref ? causal_conv_silu_ref : causal_conv_silu)(a->qkv, dn->taps, T, d->conv_dim, d->kernel, state->conv,
                                                     a->conv);
 
-    /* Per token: split into q | k | v (heads of dk / dv consecutive numbers), make
-     * each head of q and k unit length (q also / sqrt(dk), so what is read keeps
-     * its scale), and the two gates, one number per head: β how strongly to write,
-     * g the log of the decay (always ≤ 0, so e^g ∈ (0, 1]). */
-    float sqrt_dk = sqrtf((float)d->dk);
-#pragma omp parallel for schedule(static)
-    for (int t = 0; t < T; t++) {
-        const float *c = a->conv + (size_t)t * d->conv_dim; /* [conv_dim] */
-        float *q = a->q + (size_t)t * d->key_dim;           /* [n_k, dk] */
-        float *k = a->k + (size_t)t * d->key_dim;           /* [n_k, dk] */
-        l2norm(c, d->n_k, d->dk, L2NORM_EPS, q);
-        l2norm(c + d->key_dim, d->n_k, d->dk, L2NORM_EPS, k);
-        for (int i = 0; i < d->key_dim; i++) q[i] /= sqrt_dk;
-        memcpy(a->v + (size_t)t * d->value_dim, c + 2 * d->key_dim, (size_t)d->value_dim * sizeof(float));
-        for (int h = 0; h < d->n_v; h++) {
-            size_t i = (size_t)t * d->n_v + h;
-            a->beta[i] = sigmoidf(a->beta[i]);
-            a->g[i] =
-                dn->neg_A[h] * softplusf(a->g[i] + dn->dt_bias[h]); /* −exp(A_log) · softplus(a + dt_bias) */
-        }
-    }
+    /* Per token: q | k | v split, q and k made unit length, the gates β and g
+     * (split_token). */
+    DnJob job = {dn, a};
+    pool_run(T, split_token, &job); /* the tokens are independent: shared out over the cores */
 
     /* The memory tables, token by token (the heads in parallel). No tokens yet: the
      * tables are empty. */
@@ -287,11 +312,7 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, Delt
     if (ref) {
         gated_rmsnorm(a->core, a->z, w->norm, (int64_t)T * d->n_v, d->dv, d->eps, a->normed);
     } else {
-#pragma omp parallel for schedule(static)
-        for (int t = 0; t < T; t++) {
-            size_t at = (size_t)t * d->value_dim;
-            gated_norm_heads(a->core + at, a->z + at, dn->norm_w, d->n_v, d->dv, d->eps, a->normed + at);
-        }
+        pool_run(T, gated_norm_token, &job); /* the same per token, the gate 16 at a time */
     }
     /* And back to the residual stream. */
     project(a->normed, w->out_proj, T, y, path); /* [T, hidden] */

@@ -2,9 +2,9 @@
 #include "machine.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdint.h>
 
+#include "kernels/pool.h"
 #include "util.h"
 
 #if defined(__AVX512F__)
@@ -15,42 +15,63 @@
 static uint16_t read_sink;
 static float fma_sink;
 
-/* Each thread reads its share of a region as READ_STREAMS equal parts at once, one
- * 64-byte line from each in turn: one core that follows a single stream leaves part
- * of what memory can deliver unused on many machines, and the fast linear kernel
- * reads its weights as several streams per core too (kernels/linear.c), so the
- * yardstick must read at least as well as it does. The numbers are added as 16-bit
- * sums that wrap around (only the reading counts): with no widening to 32 bits, the
- * loop is so light that the memory, not the core, sets its speed. */
+/* The regions are read in tasks of READ_TASK bytes, which the workers take one at a
+ * time (kernels/pool.h), as the linear kernel takes its rows. A task reads its bytes
+ * as READ_STREAMS equal parts at once, one 64-byte line from each in turn: one core
+ * that follows a single stream leaves part of what memory can deliver unused on many
+ * machines, and the fast linear kernel reads its weights as several streams per core
+ * too (kernels/linear.c), so the yardstick must read at least as well as it does. The
+ * numbers are added as 16-bit sums that wrap around (only the reading counts): with no
+ * widening to 32 bits, the loop is so light that the memory, not the core, sets its
+ * speed. */
 #define READ_STREAMS 4
-#define READ_LINE    32 /* 16-bit numbers: one 64-byte cache line */
+#define READ_LINE    32          /* 16-bit numbers: one 64-byte cache line */
+#define READ_TASK    (256 << 10) /* bytes */
+#define MAX_WORKERS  256
+
+typedef struct {
+    const void *const *data;
+    const size_t *bytes;
+    const int64_t *first_task; /* [n + 1]: region r's tasks are first_task[r] .. first_task[r + 1] − 1 */
+    int n;
+    uint16_t sink[MAX_WORKERS]; /* each worker's sum */
+} ReadJob;
+
+static void read_task(void *ctx, int64_t task, int worker) {
+    ReadJob *j = ctx;
+    int r = 0;
+    while (task >= j->first_task[r + 1]) r++;
+    const uint16_t *a = j->data[r];
+    int64_t len = (int64_t)(j->bytes[r] / sizeof(uint16_t)), per_task = READ_TASK / (int64_t)sizeof(uint16_t);
+    int64_t first = (task - j->first_task[r]) * per_task, last = first + per_task < len ? first + per_task : len;
+    int64_t part = (last - first) / (READ_STREAMS * READ_LINE) * READ_LINE; /* per stream */
+    uint16_t sum[READ_STREAMS][READ_LINE] = {{0}}; /* one running sum per lane and stream */
+    uint16_t s = 0;
+    for (int64_t jj = 0; jj < part; jj += READ_LINE)
+        for (int k = 0; k < READ_STREAMS; k++) {
+            const uint16_t *p = a + first + k * part + jj;
+#pragma omp simd
+            for (int i = 0; i < READ_LINE; i++) sum[k][i] += p[i];
+        }
+    for (int64_t i = first + READ_STREAMS * part; i < last; i++) s += a[i]; /* what is left */
+    for (int k = 0; k < READ_STREAMS; k++)
+        for (int i = 0; i < READ_LINE; i++) s += sum[k][i];
+    j->sink[worker % MAX_WORKERS] += s;
+}
 
 double machine_read_seconds(const void *const *data, const size_t *bytes, int n) {
+    int64_t *first_task = xmalloc(sizeof(int64_t) * (size_t)(n + 1));
+    first_task[0] = 0;
+    for (int r = 0; r < n; r++) first_task[r + 1] = first_task[r] + ((int64_t)bytes[r] + READ_TASK - 1) / READ_TASK;
+    ReadJob *job = xcalloc(1, sizeof *job);
+    *job = (ReadJob){.data = data, .bytes = bytes, .first_task = first_task, .n = n};
     double t0 = now_seconds();
-#pragma omp parallel
-    {
-        int threads = omp_get_num_threads(), id = omp_get_thread_num();
-        uint16_t sum[READ_STREAMS][READ_LINE] = {{0}}; /* one running sum per lane and stream */
-        uint16_t s = 0;
-        for (int r = 0; r < n; r++) {
-            const uint16_t *a = data[r];
-            int64_t len = (int64_t)(bytes[r] / sizeof(uint16_t));
-            int64_t first = len * id / threads, last = len * (id + 1) / threads;    /* this thread's share */
-            int64_t part = (last - first) / (READ_STREAMS * READ_LINE) * READ_LINE; /* per stream */
-            for (int64_t j = 0; j < part; j += READ_LINE)
-                for (int k = 0; k < READ_STREAMS; k++) {
-                    const uint16_t *p = a + first + k * part + j;
-#pragma omp simd
-                    for (int i = 0; i < READ_LINE; i++) sum[k][i] += p[i];
-                }
-            for (int64_t i = first + READ_STREAMS * part; i < last; i++) s += a[i]; /* what is left */
-        }
-        for (int k = 0; k < READ_STREAMS; k++)
-            for (int i = 0; i < READ_LINE; i++) s += sum[k][i];
-#pragma omp atomic
-        read_sink += s;
-    }
-    return now_seconds() - t0;
+    pool_run(first_task[n], read_task, job);
+    double t = now_seconds() - t0;
+    for (int w = 0; w < MAX_WORKERS; w++) read_sink += job->sink[w];
+    free(job);
+    free(first_task);
+    return t;
 }
 
 double machine_read_bandwidth(const void *const *data, const size_t *bytes, int n, int tries) {
@@ -64,6 +85,8 @@ double machine_read_bandwidth(const void *const *data, const size_t *bytes, int 
     return best;
 }
 
+#define FMA_TASKS 4 /* tasks per worker (fma_run) */
+
 /* One run: every thread updates independent 16-wide chains a ← a·m + b, `iters`
  * times each; returns GFLOP/s (2 per multiply-add). A chain's next multiply-add
  * must wait for its last one, so there must be enough chains to keep every
@@ -72,7 +95,7 @@ double machine_read_bandwidth(const void *const *data, const size_t *bytes, int 
 #if defined(__AVX512F__)
 #define FMA_KIND   "AVX-512 FMA loop"
 #define FMA_CHAINS 12
-#define FMA_ITERS  1000000 /* × 12 chains × 32 flops per thread: a few ms */
+#define FMA_ITERS  1000000 /* × 12 chains × 32 flops per worker: a few ms */
 /* One thread's share: FMA_ITERS steps of the chains, and their sum (kept, so that
  * the compiler cannot drop the work). */
 static float fma_chains(void) {
@@ -81,7 +104,7 @@ static float fma_chains(void) {
            a4 = _mm512_set1_ps(4), a5 = _mm512_set1_ps(5), a6 = _mm512_set1_ps(6), a7 = _mm512_set1_ps(7),
            a8 = _mm512_set1_ps(8), a9 = _mm512_set1_ps(9), a10 = _mm512_set1_ps(10), a11 = _mm512_set1_ps(11);
     const __m512 m = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.001f);
-    for (int64_t i = 0; i < FMA_ITERS; i++) {
+    for (int64_t i = 0; i < FMA_ITERS / FMA_TASKS; i++) {
         a0 = _mm512_fmadd_ps(a0, m, b), a1 = _mm512_fmadd_ps(a1, m, b), a2 = _mm512_fmadd_ps(a2, m, b);
         a3 = _mm512_fmadd_ps(a3, m, b), a4 = _mm512_fmadd_ps(a4, m, b), a5 = _mm512_fmadd_ps(a5, m, b);
         a6 = _mm512_fmadd_ps(a6, m, b), a7 = _mm512_fmadd_ps(a7, m, b), a8 = _mm512_fmadd_ps(a8, m, b);
@@ -95,7 +118,7 @@ static float fma_chains(void) {
 #else
 #define FMA_KIND   "portable FMA loop"
 #define FMA_CHAINS 6
-#define FMA_ITERS  2000000 /* × 6 chains × 32 flops per thread: a few ms */
+#define FMA_ITERS  2000000 /* × 6 chains × 32 flops per worker: a few ms */
 /* fmaf is one instruction where the machine has FMA (FP_FAST_FMAF); elsewhere a
  * multiply and an add do the same work without the library's slow exact fmaf. */
 #ifdef FP_FAST_FMAF
@@ -108,7 +131,7 @@ static float fma_chains(void) {
     for (int c = 0; c < FMA_CHAINS; c++)
         for (int j = 0; j < 16; j++) a[c][j] = (float)(c * 16 + j); /* distinct chains */
     const float m = 0.999f, b = 0.001f;
-    for (int64_t i = 0; i < FMA_ITERS; i++)
+    for (int64_t i = 0; i < FMA_ITERS / FMA_TASKS; i++)
 #pragma GCC unroll 6
         for (int c = 0; c < FMA_CHAINS; c++)
 #pragma omp simd
@@ -120,20 +143,22 @@ static float fma_chains(void) {
 }
 #endif
 
-/* Every thread runs the chains at once: GFLOP/s of the whole machine. */
+/* FMA_TASKS tasks per worker, so that every core runs the chains at once (a paused
+ * worker's share is done by the others, as in the model): GFLOP/s of the machine. */
+
+static void fma_task(void *ctx, int64_t task, int worker) {
+    (void)task;
+    ((float *)ctx)[worker % MAX_WORKERS] += fma_chains();
+}
+
 static double fma_run(void) {
+    static float totals[MAX_WORKERS];
+    int64_t tasks = (int64_t)pool_threads() * FMA_TASKS;
     double t0 = now_seconds();
-    float total = 0;
-    int threads = 1;
-#pragma omp parallel reduction(+ : total)
-    {
-#pragma omp single
-        threads = omp_get_num_threads();
-        total += fma_chains();
-    }
+    pool_run(tasks, fma_task, totals);
     double t = now_seconds() - t0;
-    fma_sink += total;
-    return (double)FMA_ITERS * FMA_CHAINS * 32 * threads / t / 1e9;
+    for (int w = 0; w < MAX_WORKERS; w++) fma_sink += totals[w];
+    return (double)FMA_ITERS / FMA_TASKS * FMA_CHAINS * 32 * (double)tasks / t / 1e9;
 }
 
 double machine_fma_peak(int tries) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/pool.h"
 #include "qwen/safetensors.h"
 #include "strmap.h"
 
@@ -78,6 +79,27 @@ static uint64_t mix64(uint64_t x) {
     return x ^ (x >> 31);
 }
 
+/* generate's random draws, in tasks of GEN_TASK numbers over the cores: each number
+ * depends only on its index, so the file is the same whoever draws it. */
+#define GEN_TASK 65536
+
+typedef struct {
+    const Draw *d;
+    int64_t first, count;
+    float *out;
+} GenJob;
+
+static void generate_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    const GenJob *j = ctx;
+    int64_t from = task * GEN_TASK, to = from + GEN_TASK < j->count ? from + GEN_TASK : j->count;
+    for (int64_t i = from; i < to; i++) {
+        uint64_t r = mix64(j->d->seed ^ mix64((uint64_t)(j->first + i)));
+        float u = (float)(r >> 40) * 0x1p-24f; /* [0, 1) with 24 random bits */
+        j->out[i] = j->d->offset + j->d->scale * (2.0f * u - 1.0f);
+    }
+}
+
 static void generate(void *ctx, int64_t first, int64_t count, float *out) {
     const Draw *d = ctx;
     if (d->log_spaced) {
@@ -87,12 +109,8 @@ static void generate(void *ctx, int64_t first, int64_t count, float *out) {
         }
         return;
     }
-#pragma omp parallel for schedule(static) if (count > 65536)
-    for (int64_t i = 0; i < count; i++) {
-        uint64_t r = mix64(d->seed ^ mix64((uint64_t)(first + i)));
-        float u = (float)(r >> 40) * 0x1p-24f; /* [0, 1) with 24 random bits */
-        out[i] = d->offset + d->scale * (2.0f * u - 1.0f);
-    }
+    GenJob job = {d, first, count, out};
+    pool_run((count + GEN_TASK - 1) / GEN_TASK, generate_task, &job);
 }
 
 static bool ends_with(const char *s, const char *suffix) {

@@ -1,0 +1,260 @@
+/* kernels/pool.c — the worker threads (see pool.h).
+ *
+ * The state of the current job, shared by every worker:
+ *
+ *   generation  counts the jobs; a worker waiting for work watches it (and sleeps on
+ *               it, a futex word)
+ *   claim       (generation << 32) | the next task to take. A worker takes a task by
+ *               a compare-and-swap that checks the generation too, so a worker that
+ *               was paused in the middle of taking one can never take a task of the
+ *               next job thinking it belongs to the last
+ *   fn, ctx, n  the job; written before claim announces it, and read by a worker only
+ *               once it holds a task of it — until that task is done the job cannot
+ *               end, so they cannot change under it
+ *   done        tasks finished; the worker that finishes the last one wakes the caller
+ *               if it went to sleep
+ *
+ * Waiting is spin, then sleep: SPIN_NS of checking (with the CPU's pause hint), then a
+ * futex wait on Linux (elsewhere a short sleep in a loop).
+ */
+#include "kernels/pool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
+
+#include "workbook/util.h"
+
+#define MAX_WORKERS 256
+/* How long a worker without work spins before it sleeps. Jobs follow each other within
+ * a few microseconds while the model reads a token (the serial steps between them are
+ * short); a worker the system has paused keeps the others waiting for a scheduler
+ * slice (milliseconds), and then sleeping gives its core away at once. */
+#define SPIN_NS 30000
+
+static struct {
+    pthread_mutex_t lock; /* one job at a time */
+    int started;          /* worker threads created (1 .. started − 1) */
+    _Atomic int active;   /* workers that take part, the caller included (0: not decided yet) */
+    _Atomic uint32_t generation;
+    _Atomic uint64_t claim;
+    _Atomic(PoolTask *) fn;
+    _Atomic(void *) ctx;
+    _Atomic int64_t n;
+    _Atomic int64_t done;
+    _Atomic uint32_t done_word; /* bumped when the last task is done: the caller sleeps on it */
+    _Atomic int caller_asleep;
+    _Atomic int sleepers; /* workers asleep on generation */
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static _Thread_local bool in_worker; /* a task that calls pool_run runs it alone */
+
+/* ---- waiting -------------------------------------------------------------------------- */
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Sleeps while *word == value (it may also wake for no reason: the caller checks). */
+static void sleep_on(_Atomic uint32_t *word, uint32_t value) {
+#ifdef __linux__
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+#else
+    if (atomic_load(word) == value) {
+        struct timespec ts = {0, 50000};
+        nanosleep(&ts, NULL);
+    }
+#endif
+}
+
+static void wake_all(_Atomic uint32_t *word) {
+#ifdef __linux__
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+#else
+    (void)word;
+#endif
+}
+
+/* Spins until cond(arg) holds or SPIN_NS have passed; true when it holds. */
+static bool spin_until(bool (*cond)(const void *), const void *arg) {
+    int64_t deadline = 0;
+    for (int i = 0;; i++) {
+        if (cond(arg)) return true;
+        if ((i & 255) == 255) {
+            int64_t t = now_ns();
+            if (deadline == 0)
+                deadline = t + SPIN_NS;
+            else if (t > deadline)
+                return false;
+        }
+        cpu_relax();
+    }
+}
+
+static bool generation_moved(const void *seen) {
+    return atomic_load_explicit(&pool.generation, memory_order_acquire) != *(const uint32_t *)seen;
+}
+
+static bool job_done(const void *n) {
+    return atomic_load_explicit(&pool.done, memory_order_acquire) >= *(const int64_t *)n;
+}
+
+/* ---- working -------------------------------------------------------------------------- */
+
+/* Takes and runs tasks of job g until none is left (or the job is over). */
+static void work(uint32_t g, int worker) {
+    for (;;) {
+        uint64_t c = atomic_load_explicit(&pool.claim, memory_order_acquire);
+        if ((uint32_t)(c >> 32) != g) return; /* a later job: this one is over */
+        int64_t task = (int64_t)(c & 0xffffffffu);
+        int64_t n = atomic_load_explicit(&pool.n, memory_order_relaxed);
+        if (task >= n) return;
+        if (!atomic_compare_exchange_weak_explicit(&pool.claim, &c, c + 1, memory_order_acq_rel,
+                                                   memory_order_relaxed))
+            continue;
+        /* task is ours, so job g cannot end before it: fn and ctx are g's */
+        PoolTask *fn = atomic_load_explicit(&pool.fn, memory_order_relaxed);
+        void *ctx = atomic_load_explicit(&pool.ctx, memory_order_relaxed);
+        fn(ctx, task, worker);
+        if (atomic_fetch_add(&pool.done, 1) + 1 == n) {
+            atomic_fetch_add(&pool.done_word, 1);
+            if (atomic_load(&pool.caller_asleep)) wake_all(&pool.done_word);
+        }
+    }
+}
+
+static void *worker_main(void *arg) {
+    int worker = (int)(intptr_t)arg;
+    in_worker = true;
+    uint32_t seen = atomic_load(&pool.generation);
+    for (;;) {
+        if (!spin_until(generation_moved, &seen)) {
+            atomic_fetch_add(&pool.sleepers, 1);
+            while (atomic_load(&pool.generation) == seen) sleep_on(&pool.generation, seen);
+            atomic_fetch_sub(&pool.sleepers, 1);
+        }
+        seen = atomic_load_explicit(&pool.generation, memory_order_acquire);
+        if (worker < atomic_load_explicit(&pool.active, memory_order_relaxed)) work(seen, worker);
+    }
+    return NULL;
+}
+
+/* ---- the pool ---------------------------------------------------------------------------- */
+
+static int default_threads(void) {
+    const char *env = getenv("OMP_NUM_THREADS");
+    if (env && *env) {
+        char *end;
+        long n = strtol(env, &end, 10);
+        if (*end == '\0' && n >= 1) return n > MAX_WORKERS ? MAX_WORKERS : (int)n;
+    }
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n >= 1) return n > MAX_WORKERS ? MAX_WORKERS : n;
+    }
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (int)n;
+}
+
+static int active_workers(void) {
+    int n = atomic_load(&pool.active);
+    if (n == 0) {
+        int expected = 0;
+        atomic_compare_exchange_strong(&pool.active, &expected, default_threads());
+        n = atomic_load(&pool.active);
+    }
+    return n;
+}
+
+/* Makes sure the active workers' threads exist (under pool.lock). */
+static void start_workers(void) {
+    int active = active_workers();
+    for (; pool.started < active; pool.started++) {
+        if (pool.started == 0) continue; /* worker 0 is the caller */
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, (size_t)8 << 20); /* the batched kernel's panel lives on it */
+        int rc = pthread_create(&t, &attr, worker_main, (void *)(intptr_t)pool.started);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) die("cannot start worker thread %d: %s", pool.started, strerror(rc));
+        pthread_detach(t);
+    }
+    if (pool.started == 0) pool.started = 1;
+}
+
+int pool_threads(void) { return active_workers(); }
+
+void pool_set_threads(int n) {
+    pthread_mutex_lock(&pool.lock); /* not while a job runs */
+    atomic_store(&pool.active, n >= 1 ? (n > MAX_WORKERS ? MAX_WORKERS : n) : default_threads());
+    pthread_mutex_unlock(&pool.lock);
+}
+
+void pool_run(int64_t n_tasks, PoolTask *fn, void *ctx) {
+    if (n_tasks <= 0) return;
+    if (in_worker || n_tasks == 1) { /* nothing to share */
+        for (int64_t t = 0; t < n_tasks; t++) fn(ctx, t, 0);
+        return;
+    }
+    if (n_tasks > 0xffffffffLL) die("pool_run: %lld tasks", (long long)n_tasks);
+    pthread_mutex_lock(&pool.lock);
+    start_workers();
+    if (atomic_load(&pool.active) == 1) {
+        pthread_mutex_unlock(&pool.lock);
+        for (int64_t t = 0; t < n_tasks; t++) fn(ctx, t, 0);
+        return;
+    }
+    /* announce the job: its fields, then claim with the new generation, then the
+     * generation itself (which wakes whoever sleeps on it) */
+    uint32_t g = atomic_load(&pool.generation) + 1;
+    atomic_store_explicit(&pool.fn, fn, memory_order_relaxed);
+    atomic_store_explicit(&pool.ctx, ctx, memory_order_relaxed);
+    atomic_store_explicit(&pool.n, n_tasks, memory_order_relaxed);
+    atomic_store_explicit(&pool.done, 0, memory_order_relaxed);
+    atomic_store_explicit(&pool.claim, (uint64_t)g << 32, memory_order_release);
+    atomic_store(&pool.generation, g);
+    if (atomic_load(&pool.sleepers) > 0) wake_all(&pool.generation);
+
+    in_worker = true; /* the caller's own tasks: a nested pool_run runs alone */
+    work(g, 0);
+    in_worker = false;
+
+    /* the others' last tasks */
+    if (!spin_until(job_done, &n_tasks)) {
+        for (;;) {
+            uint32_t word = atomic_load(&pool.done_word);
+            atomic_store(&pool.caller_asleep, 1);
+            if (atomic_load(&pool.done) >= n_tasks) break;
+            sleep_on(&pool.done_word, word);
+            if (atomic_load(&pool.done) >= n_tasks) break;
+        }
+        atomic_store(&pool.caller_asleep, 0);
+    }
+    pthread_mutex_unlock(&pool.lock);
+}

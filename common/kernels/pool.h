@@ -1,0 +1,38 @@
+/* pool.h — the cores' share of the work: a fixed set of threads that run the tasks of
+ * one job at a time.
+ *
+ * A job is n independent tasks — blocks of a matrix's rows, the heads of a layer, the
+ * tokens of a pass: pool_run(n, fn, ctx) calls fn(ctx, task, worker) once for every
+ * task 0 .. n − 1, spread over the workers (the calling thread is worker 0), and
+ * returns when all are done.
+ *
+ * It is built for a machine that is doing other things too (a browser, an editor):
+ *   - tasks are taken one at a time from a shared counter, so a worker the system has
+ *     paused to run another program leaves the remaining tasks to the others instead
+ *     of holding them up (a static split, one half per thread, would wait for it);
+ *   - a worker with nothing to do spins for a few microseconds — on an idle machine
+ *     the next job or the last task comes within that — and then sleeps (a futex
+ *     wait), so that it never keeps a core from the worker that still has a task.
+ * Each task is computed by one worker from start to end, by the same code whichever
+ * it is, so no result ever depends on which worker ran it, nor on how many there are.
+ *
+ * The number of workers is OMP_NUM_THREADS when it is set (the convention of
+ * OpenMP programs), else the CPUs this process may run on; pool_set_threads changes
+ * it (the tests, the benchmarks). pool_run is meant for one thread at a time (the
+ * program's own); called from inside a task it runs the job on that worker alone.
+ */
+#ifndef POOL_H
+#define POOL_H
+
+#include <stdint.h>
+
+typedef void PoolTask(void *ctx, int64_t task, int worker);
+
+void pool_run(int64_t n_tasks, PoolTask *fn, void *ctx);
+
+/* Workers, the calling thread included (≥ 1). */
+int pool_threads(void);
+/* n ≥ 1 workers from now on; 0: the default again. */
+void pool_set_threads(int n);
+
+#endif
