@@ -55,8 +55,10 @@
 #define ROWS            6    /* rows of W per batched tile */
 #define TOKENS          4    /* tokens per batched tile */
 #define STREAMS         4    /* rows per tile for one token */
-#define PACK_MIN_TOKENS 12   /* from this many tokens on, a tile's rows are widened once (walk) */
-#define PANEL_MAX_IN    4096 /* ... into a panel on the thread's stack, for rows up to this long */
+#define PACK_MIN_TOKENS 12  /* from this many tokens on, a tile's rows are widened once (packed_rows) */
+#define KBLOCK          512 /* ... a block of positions at a time: 6 × 512 float32 and 4 tokens' 512 fit L1 */
+#define PANEL_STRIDE    (KBLOCK + LANES) /* a panel row every 528 floats, so the rows fall into different cache sets */
+#define TOKEN_CHUNK     256 /* tokens whose running sums a packed task keeps (in acc, on the stack) */
 
 #define ALWAYS_INLINE __attribute__((always_inline))
 
@@ -115,14 +117,32 @@ static inline float lanes_sum(float *lane) {
     return lane[0];
 }
 
-static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t w_step, int64_t in,
-                                               const float *x, float *y, int64_t y_step, int64_t out, int R,
-                                               int C) {
+/* How a tile starts and ends. A whole row: from zero sums to the output. A batched
+ * call that cuts the rows into blocks of KBLOCK (walk_task) runs a tile per block: the
+ * 16 running sums of each output are then kept in acc between the blocks, as they are —
+ * not added up — so every output is the same sequence of multiply-adds as in one tile
+ * over the whole row, to the last bit. */
+enum {
+    FROM_ZERO = 1, /* start with zero sums (else: the sums in acc) */
+    TO_OUTPUT = 2, /* end by adding the 16 sums into y (else: leave them in acc) */
+    WHOLE_ROW = FROM_ZERO | TO_OUTPUT,
+};
+
+static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t w_step, int64_t len,
+                                               const float *x, int64_t x_step, float *acc_mem, int phase,
+                                               float *y, int64_t y_step, int64_t out, int R, int C) {
     float acc[ROWS][TOKENS][LANES]; /* running sums of output (r, c) */
-    memset(acc, 0, sizeof acc);
+    if (phase & FROM_ZERO)
+        memset(acc, 0, sizeof acc);
+    else
+        memcpy(acc, acc_mem, sizeof acc);
     int64_t k = 0;
-    for (; k + LANES <= in; k += LANES) step_portable(dt, w, w_step, x, in, k, LANES, 0, R, C, acc);
-    if (k < in) step_portable(dt, w, w_step, x, in, k, (int)(in - k), 1, R, C, acc);
+    for (; k + LANES <= len; k += LANES) step_portable(dt, w, w_step, x, x_step, k, LANES, 0, R, C, acc);
+    if (k < len) step_portable(dt, w, w_step, x, x_step, k, (int)(len - k), 1, R, C, acc);
+    if (!(phase & TO_OUTPUT)) {
+        memcpy(acc_mem, acc, sizeof acc);
+        return;
+    }
     for (int r = 0; r < R; r++)
         for (int c = 0; c < C; c++) y[c * out + r * y_step] = lanes_sum(acc[r][c]);
 }
@@ -160,21 +180,27 @@ static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_
     }
 }
 
-static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_step, int64_t in,
-                                             const float *x, float *y, int64_t y_step, int64_t out, int R,
-                                             int C) {
+static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_step, int64_t len,
+                                             const float *x, int64_t x_step, float *acc_mem, int phase,
+                                             float *y, int64_t y_step, int64_t out, int R, int C) {
     __m512 acc[ROWS][TOKENS];
 #pragma GCC unroll 6
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 4
-        for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
+        for (int c = 0; c < C; c++)
+            acc[r][c] = phase & FROM_ZERO ? _mm512_setzero_ps() : _mm512_loadu_ps(acc_mem + (r * TOKENS + c) * LANES);
     int64_t k = 0;
-    for (; k + LANES <= in; k += LANES) step_avx512(dt, w, w_step, x, in, k, 0, 0, R, C, acc);
-    if (k < in) step_avx512(dt, w, w_step, x, in, k, (__mmask16)((1u << (in - k)) - 1), 1, R, C, acc);
+    for (; k + LANES <= len; k += LANES) step_avx512(dt, w, w_step, x, x_step, k, 0, 0, R, C, acc);
+    if (k < len) step_avx512(dt, w, w_step, x, x_step, k, (__mmask16)((1u << (len - k)) - 1), 1, R, C, acc);
 #pragma GCC unroll 6
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 4
-        for (int c = 0; c < C; c++) y[c * out + r * y_step] = _mm512_reduce_add_ps(acc[r][c]);
+        for (int c = 0; c < C; c++) {
+            if (phase & TO_OUTPUT)
+                y[c * out + r * y_step] = _mm512_reduce_add_ps(acc[r][c]);
+            else
+                _mm512_storeu_ps(acc_mem + (r * TOKENS + c) * LANES, acc[r][c]);
+        }
 }
 
 #endif /* LINEAR_AVX512 */
@@ -189,8 +215,8 @@ static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_
  * parts of W (see walk).
  * ------------------------------------------------------------------------------------ */
 
-typedef void TileFn(const char *w, int64_t w_step, int64_t in, const float *x, float *y, int64_t y_step,
-                    int64_t out);
+typedef void TileFn(const char *w, int64_t w_step, int64_t len, const float *x, int64_t x_step, float *acc,
+                    int phase, float *y, int64_t y_step, int64_t out);
 
 typedef struct {
     /* ROWS × c tokens, c = 1 .. TOKENS (fewer than TOKENS: what is left after the groups) */
@@ -202,9 +228,9 @@ typedef struct {
 } Tiles;
 
 #define DEFINE_TILE(name, impl, dt, R, C)                                                                    \
-    static void name(const char *w, int64_t w_step, int64_t in, const float *x, float *y, int64_t y_step,    \
-                     int64_t out) {                                                                          \
-        impl(dt, w, w_step, in, x, y, y_step, out, R, C);                                                    \
+    static void name(const char *w, int64_t w_step, int64_t len, const float *x, int64_t x_step, float *acc,  \
+                     int phase, float *y, int64_t y_step, int64_t out) {                                      \
+        impl(dt, w, w_step, len, x, x_step, acc, phase, y, y_step, out, R, C);                               \
     }
 #define DEFINE_TILES(name, impl, dt)                                                                         \
     DEFINE_TILE(name##_r1, impl, dt, ROWS, 1)                                                                \
@@ -243,18 +269,6 @@ static const Tiles *tiles_for(DType dt, int portable) {
  * writes only their outputs.
  * ------------------------------------------------------------------------------------ */
 
-/* Row `row` of W widened to float32 into dst [in] (exact: every BF16 and F16 value is
- * a float32). */
-static void widen_row(const Tensor *w, int64_t row, int64_t in, float *restrict dst) {
-    if (w->dtype == DTYPE_BF16) {
-        const uint16_t *src = (const uint16_t *)w->data + row * in;
-#pragma omp simd
-        for (int64_t i = 0; i < in; i++) dst[i] = bf16_to_f32(src[i]);
-    } else {
-        tensor_read_f32(w, row * in, in, dst);
-    }
-}
-
 /* Both paths walk W the same way. The rows are cut into tasks of about TASK_BYTES of
  * weights each, which the workers take one at a time (kernels/pool.h). A task cuts its
  * rows into `parts` equal parts and goes through all of them at once: tile j takes row
@@ -270,11 +284,13 @@ static void widen_row(const Tensor *w, int64_t row, int64_t in, float *restrict 
  *               last 1 to 3 in one narrower tile) while the 6 rows stay in the core's
  *               cache.
  *
- * Many tokens: the tile's rows are widened to float32 once, into a panel on the
- * worker's stack, and every tile over the tokens reads the panel instead. The products
- * are the same (widening is exact), but the widening instructions, which compete with
- * the multiply-adds for the same execution units, then run once per row instead of
- * once per TOKENS tokens. */
+ * Many tokens: the tile's rows are widened to float32 once, a block of KBLOCK positions
+ * at a time, into a panel on the worker's stack, and every tile over the tokens reads
+ * the panel instead (packed_rows). The products are the same (widening is exact), but
+ * the widening instructions, which compete with the multiply-adds for the same
+ * execution units, then run once per row instead of once per TOKENS tokens; and the
+ * panel's block and the tokens' stay in the first-level cache while the multiply-adds
+ * use them. */
 #define TASK_BYTES (256 << 10)
 
 typedef struct {
@@ -287,6 +303,50 @@ typedef struct {
     int parts;
     bool pack;
 } Walk;
+
+/* Rows first .. first + rows − 1 of W, positions k0 .. k0 + len − 1, widened to float32
+ * into the panel (a row every stride floats). Exact: every BF16 and F16 value is a
+ * float32. */
+static void widen_block(const Tensor *w, int64_t first, int64_t row_step, int rows, int64_t k0, int64_t len,
+                        float *restrict panel, int64_t stride) {
+    int64_t in = w->shape[1];
+    for (int r = 0; r < rows; r++) {
+        int64_t at = (first + r * row_step) * in + k0;
+        float *dst = panel + r * stride;
+        if (w->dtype == DTYPE_BF16) {
+            const uint16_t *src = (const uint16_t *)w->data + at;
+#pragma omp simd
+            for (int64_t i = 0; i < len; i++) dst[i] = bf16_to_f32(src[i]);
+        } else {
+            tensor_read_f32(w, at, len, dst);
+        }
+    }
+}
+
+/* Row group j of a packed task: its ROWS rows (part apart) times every token, the rows
+ * cut into blocks of KBLOCK positions. A block's rows are widened once into the panel,
+ * which stays in the core's first-level cache with the block of TOKENS tokens it
+ * meets; every token group's running sums are kept in acc from one block to the next
+ * (tile phases). */
+static void packed_rows(const Walk *wk, int64_t first, int64_t part, float *yj) {
+    const Tensor *w = wk->w;
+    int64_t out = w->shape[0], in = w->shape[1], T = wk->T;
+    float panel[ROWS * PANEL_STRIDE] __attribute__((aligned(64)));
+    float acc[TOKEN_CHUNK / TOKENS][ROWS * TOKENS * LANES] __attribute__((aligned(64)));
+    for (int64_t t0 = 0; t0 < T; t0 += TOKEN_CHUNK) {
+        int64_t nt = T - t0 < TOKEN_CHUNK ? T - t0 : TOKEN_CHUNK;
+        for (int64_t k0 = 0; k0 < in; k0 += KBLOCK) {
+            int64_t len = in - k0 < KBLOCK ? in - k0 : KBLOCK;
+            int phase = (k0 == 0 ? FROM_ZERO : 0) | (k0 + len == in ? TO_OUTPUT : 0);
+            widen_block(w, first, part, ROWS, k0, len, panel, PANEL_STRIDE);
+            for (int64_t t = t0; t < t0 + nt; t += TOKENS) {
+                int c = t0 + nt - t < TOKENS ? (int)(t0 + nt - t) : TOKENS;
+                wk->k32->rows[c]((const char *)panel, PANEL_STRIDE * (int64_t)sizeof(float), len, wk->x + t * in + k0,
+                                 in, acc[(t - t0) / TOKENS], phase, yj + t * out, part, out);
+            }
+        }
+    }
+}
 
 static void walk_task(void *ctx, int64_t task, int worker) {
     (void)worker;
@@ -302,34 +362,24 @@ static void walk_task(void *ctx, int64_t task, int worker) {
     int64_t first = task * wk->rows_per_task;
     int64_t last = first + wk->rows_per_task < out ? first + wk->rows_per_task : out;
     int64_t part = (last - first) / parts; /* rows per part */
-    /* [ROWS, stride]: a row of panel every in + 16 floats, not every in, so that the
-     * rows (4 KB apart for in = 1024) do not all fall into the same cache set */
-    int64_t stride = in + LANES;
-    float panel_memory[wk->pack ? ROWS * (PANEL_MAX_IN + LANES) : 1] __attribute__((aligned(64)));
-    float *panel = wk->pack && part > 0 ? panel_memory : NULL;
     for (int64_t j = 0; j < part; j++) {
         const char *rows = data + (first + j) * row_bytes; /* row j of the first part */
         int64_t step = part * row_bytes;                   /* from one part to the next */
-        TileFn *const *tile = k->rows;
-        if (panel) {
-            for (int r = 0; r < ROWS; r++) widen_row(w, first + j + r * part, in, panel + r * stride);
-            rows = (const char *)panel, step = stride * (int64_t)sizeof(float);
-            tile = wk->k32->rows;
-        }
-        float *yj = y + first + j; /* its output for token 0 */
-        if (T == 1) {
-            k->streams(rows, step, in, x, yj, part, out);
-            continue;
-        }
-        for (int64_t t = 0; t < T; t += TOKENS) {
-            int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
-            tile[c](rows, step, in, x + t * in, yj + t * out, part, out);
-        }
+        float *yj = y + first + j;                         /* its output for token 0 */
+        if (wk->pack)
+            packed_rows(wk, first + j, part, yj);
+        else if (T == 1)
+            k->streams(rows, step, in, x, in, NULL, WHOLE_ROW, yj, part, out);
+        else
+            for (int64_t t = 0; t < T; t += TOKENS) {
+                int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
+                k->rows[c](rows, step, in, x + t * in, in, NULL, WHOLE_ROW, yj + t * out, part, out);
+            }
     }
     for (int64_t o = first + parts * part; o < last; o++)
         for (int64_t t = 0; t < T; t += TOKENS) {
             int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
-            k->one[c](data + o * row_bytes, 0, in, x + t * in, y + t * out + o, 0, out);
+            k->one[c](data + o * row_bytes, 0, in, x + t * in, in, NULL, WHOLE_ROW, y + t * out + o, 0, out);
         }
 }
 
@@ -343,7 +393,7 @@ static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float 
                .T = T,
                .y = y,
                .parts = T == 1 ? STREAMS : ROWS,
-               .pack = T >= PACK_MIN_TOKENS && w->dtype != DTYPE_F32 && in <= PANEL_MAX_IN};
+               .pack = T >= PACK_MIN_TOKENS && w->dtype != DTYPE_F32};
     int64_t rows = TASK_BYTES / row_bytes;
     rows -= rows % wk.parts;
     wk.rows_per_task = rows > wk.parts ? rows : wk.parts;
