@@ -23,6 +23,13 @@
  *                 has built (the attention layers' K and V rows, the DeltaNet layers'
  *                 tables and conv history), so it can take no less than those bytes
  *                 ÷ the read bandwidth.
+ *   contention    the 139-token prefill and decoding after it again, with the default
+ *                 number of workers and with one, first on the machine as it is, then
+ *                 with one busy process beside them (started and stopped here: a loop
+ *                 of arithmetic, as a browser tab or an editor's indexer can be), the
+ *                 machine's limits measured under the same load. Two workers sharing 2
+ *                 cores with a third program must still do at least 90% of what one
+ *                 worker does there (kernels/pool.h says how).
  *   memory        peak resident memory of the process (getrusage) against the weight
  *                 file + 5% + the largest state of the run.
  *   PyTorch       reference/bench_model.py, the whole model in plain float32 PyTorch
@@ -45,7 +52,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "kernels/pool.h"
 #include "qwen/linear.h"
@@ -60,6 +71,7 @@
 #define PREFILL_RUNS   5   /* at most, per prompt length */
 #define PREFILL_BUDGET 20  /* seconds: no further run of a length once this much is spent */
 #define YARD_TRIES     3   /* tries behind each measurement of the machine's limits */
+#define BUSY_DECODE    32  /* tokens decoded in each contention row */
 
 static const int PROMPTS[] = {139, 512, 2048}; /* prompt lengths; decoding follows the first and the last */
 #define N_PROMPTS  ((int)ARRAY_LEN(PROMPTS))
@@ -214,6 +226,53 @@ static void time_decode(const Model *m, RunState *s, const int *ids, Decode *d) 
     d->mean_ms = total / DECODE_TOKENS * 1e3;
 }
 
+/* ---- contention: another program on the same cores ------------------------------------ */
+
+/* A process that keeps one core busy until it is killed. */
+static pid_t start_busy(void) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) die("fork: cannot start the busy process");
+    if (pid == 0) {
+        volatile double x = 1;
+        for (;;) x = x * 1.0000001 + 1e-9;
+    }
+    struct timespec settle = {0, 200 * 1000 * 1000}; /* let the scheduler see it */
+    nanosleep(&settle, NULL);
+    return pid;
+}
+
+static void stop_busy(pid_t pid) {
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+typedef struct {
+    bool busy;
+    int workers;
+    double prefill_s; /* the 139-token prompt */
+    double decode_ms; /* median token time of BUSY_DECODE after it */
+    double bytes;     /* read per decoded token */
+    double bw, peak;  /* the machine's limits, measured under the same load */
+} Contention;
+
+static void time_contention(const Model *m, RunState *s, const int *ids, Contention *c) {
+    pool_set_threads(c->workers);
+    run_reset(s);
+    double t0 = now_seconds();
+    forward(m, s, ids, PROMPTS[0]);
+    c->prefill_s = now_seconds() - t0;
+    double t[BUSY_DECODE];
+    for (int k = 0; k < BUSY_DECODE; k++) {
+        if (k == BUSY_DECODE / 2) c->bytes = (double)(model_weight_bytes(m) + run_state_bytes(s));
+        t0 = now_seconds();
+        forward(m, s, &ids[s->pos], 1);
+        t[k] = now_seconds() - t0;
+    }
+    c->decode_ms = median(t, BUSY_DECODE) * 1e3;
+    pool_set_threads(0);
+}
+
 /* ---- PyTorch ------------------------------------------------------------------------- */
 
 typedef struct {
@@ -362,6 +421,23 @@ int main(int argc, char **argv) {
         if (st > state_max) state_max = st;
     }
     measure_machine(&yard);
+
+    /* contention: the default workers and one, idle and beside a busy process */
+    int workers = pool_threads();
+    Contention con[4] = {{.busy = false, .workers = workers},
+                         {.busy = false, .workers = 1},
+                         {.busy = true, .workers = workers},
+                         {.busy = true, .workers = 1}};
+    for (int i = 0; i < 4; i++) {
+        fprintf(stderr, "%s, %d worker%s ...\n", con[i].busy ? "beside a busy process" : "idle", con[i].workers,
+                con[i].workers == 1 ? "" : "s");
+        pid_t busy = con[i].busy ? start_busy() : 0;
+        con[i].bw = machine_read_bandwidth(yard.data, yard.bytes, yard.n, YARD_TRIES);
+        con[i].peak = machine_fma_peak(YARD_TRIES);
+        time_contention(&m, &s, ids, &con[i]);
+        if (busy) stop_busy(busy);
+    }
+
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
     double peak_rss = (double)u.ru_maxrss * 1024; /* KiB on Linux */
@@ -433,6 +509,20 @@ int main(int argc, char **argv) {
            TORCH_DECODE, dec[0].after, dec[0].check[TORCH_DECODE - 1].sum_abs,
            dec[0].check[TORCH_DECODE - 1].argmax);
 
+    printf("\ncontention: the %d-token prefill and %d tokens decoded after it, with %d workers and with 1,\n"
+           "on the machine as it is and beside one busy process (the limits measured under the same load)\n",
+           PROMPTS[0], BUSY_DECODE, workers);
+    printf("  %-28s  %13s  %8s  %12s  %8s\n", "", "prefill tok/s", "of peak", "decode tok/s", "of bound");
+    for (int i = 0; i < 4; i++) {
+        const Contention *k = &con[i];
+        char name[64];
+        snprintf(name, sizeof name, "%s, %d worker%s", k->busy ? "beside a busy process" : "idle", k->workers,
+                 k->workers == 1 ? "" : "s");
+        double macs = prefill_macs(&m, PROMPTS[0]), rate = 1e3 / k->decode_ms;
+        printf("  %-28s  %13.1f  %7.0f%%  %12.2f  %7.0f%%\n", name, PROMPTS[0] / k->prefill_s,
+               100 * 2 * macs / k->prefill_s / 1e9 / k->peak, rate, 100 * rate / (k->bw * 1e9 / k->bytes));
+    }
+
     double bound_mem = file_bytes * 1.05 + state_max;
     printf("\nmemory: peak resident %.0f MB; bound: weight file %.0f MB + 5%% + state %.1f MB = %.0f MB "
            "(%.0f%% of it)\n",
@@ -490,13 +580,12 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n_prompts; i++) {
         const Prefill *p = &pre[i];
         printf("  prefill of %4d tokens:   %5.1f%% of the FMA peak%s\n", p->T,
-               100 * 2 * p->macs / p->seconds / 1e9 / peak, i == 0 ? "              (goal >= 60%)" : "");
+               100 * 2 * p->macs / p->seconds / 1e9 / peak, i < 2 ? "              (goal >= 65%)" : "");
     }
     const Prefill *p0 = &pre[0], *pn = &pre[n_prompts - 1];
     if (n_prompts > 1)
         printf(
-            "  prefill time per token at %d vs at %d: %.2fx (multiply-adds per token: %.2fx; goal: no worse "
-            "than linear growth)\n",
+            "  prefill time per token at %d vs at %d: %.2fx (multiply-adds per token: %.2fx; goal <= 1.1x)\n",
             pn->T, p0->T, (pn->seconds / pn->T) / (p0->seconds / p0->T),
             (pn->macs / pn->T) / (p0->macs / p0->T));
     if (best >= 0)
@@ -505,6 +594,10 @@ int main(int argc, char **argv) {
     if (best_dec >= 0)
         printf("  C vs PyTorch (%s), decode after %d tokens: %.1fx    (goal >= 5x)\n", setup_name[best_dec],
                PROMPTS[0], tr[best_dec].decode_ms / dec[0].ms);
+    printf("  beside a busy process, decode with %d workers: %.2fx of 1 worker's   (goal >= 0.9x)\n", workers,
+           con[3].decode_ms / con[2].decode_ms);
+    printf("  beside a busy process, prefill with %d workers: %.2fx of 1 worker's  (goal >= 0.9x)\n", workers,
+           con[3].prefill_s / con[2].prefill_s);
     printf("  peak resident memory %.0f MB vs the bound %.0f MB: %s    (goal: within it)\n", peak_rss / 1e6,
            bound_mem / 1e6, peak_rss <= bound_mem ? "within" : "over");
 

@@ -1,0 +1,106 @@
+/* test_pool — the worker threads the kernels share their work through
+ * (common/kernels/pool.h): every task of a job runs exactly once, whatever the number
+ * of workers and tasks, job after job; the caller is worker 0 and no worker number
+ * reaches the count; a job started from inside a task runs there, whole; a job of one
+ * task or none costs the others nothing. */
+#include <check.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "kernels/pool.h"
+#include "tests/check_main.h"
+#include "workbook/util.h"
+
+enum { MAX_TASKS = 5000 };
+
+typedef struct {
+    _Atomic int runs[MAX_TASKS]; /* how often each task ran */
+    _Atomic int bad_worker;      /* a worker number outside 0 .. workers − 1 */
+    int workers;
+} Count;
+
+static void count_task(void *ctx, int64_t task, int worker) {
+    Count *c = ctx;
+    atomic_fetch_add(&c->runs[task], 1);
+    if (worker < 0 || worker >= c->workers) atomic_store(&c->bad_worker, 1);
+}
+
+START_TEST(every_task_once) {
+    static Count c;
+    const int64_t sizes[] = {0, 1, 2, 3, 7, 64, 1000, MAX_TASKS};
+    for (int workers = 1; workers <= 4; workers++) {
+        pool_set_threads(workers);
+        ck_assert_int_eq(pool_threads(), workers);
+        for (int round = 0; round < 50; round++)
+            for (size_t s = 0; s < ARRAY_LEN(sizes); s++) {
+                memset(&c, 0, sizeof c);
+                c.workers = workers;
+                pool_run(sizes[s], count_task, &c);
+                for (int64_t t = 0; t < MAX_TASKS; t++)
+                    ck_assert_msg(c.runs[t] == (t < sizes[s] ? 1 : 0),
+                                  "%d workers, %lld tasks: task %lld ran %d times", workers,
+                                  (long long)sizes[s], (long long)t, c.runs[t]);
+                ck_assert_msg(!c.bad_worker, "%d workers: a task ran on a worker number out of range", workers);
+            }
+    }
+    pool_set_threads(0);
+}
+END_TEST
+
+/* A task that starts a job of its own: the inner job runs on that worker, whole. */
+typedef struct {
+    Count inner[8];
+    _Atomic int outer_worker[8];
+} Nested;
+
+static void outer_task(void *ctx, int64_t task, int worker) {
+    Nested *n = ctx;
+    n->inner[task].workers = 1; /* the inner job's tasks must all say worker 0 */
+    atomic_store(&n->outer_worker[task], worker);
+    pool_run(100, count_task, &n->inner[task]);
+}
+
+START_TEST(nested_job_runs_in_its_task) {
+    static Nested n;
+    memset(&n, 0, sizeof n);
+    pool_set_threads(3);
+    pool_run(8, outer_task, &n);
+    for (int t = 0; t < 8; t++) {
+        for (int i = 0; i < 100; i++) ck_assert_int_eq(n.inner[t].runs[i], 1);
+        ck_assert_msg(!n.inner[t].bad_worker, "an inner task ran on another worker number than 0");
+    }
+    pool_set_threads(0);
+}
+END_TEST
+
+/* A busy job on 2 workers while another thread of the process takes a core: the job
+ * still completes, every task once (the tasks are taken, not assigned). */
+static void slow_task(void *ctx, int64_t task, int worker) {
+    count_task(ctx, task, worker);
+    volatile double x = 1;
+    for (int i = 0; i < 20000; i++) x = x * 1.000001;
+}
+
+START_TEST(uneven_tasks_complete) {
+    static Count c;
+    pool_set_threads(2);
+    for (int round = 0; round < 20; round++) {
+        memset(&c, 0, sizeof c);
+        c.workers = 2;
+        pool_run(300, slow_task, &c);
+        for (int t = 0; t < 300; t++) ck_assert_int_eq(c.runs[t], 1);
+    }
+    pool_set_threads(0);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("pool");
+    TCase *tc = tcase_create("pool");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, every_task_once);
+    tcase_add_test(tc, nested_job_runs_in_its_task);
+    tcase_add_test(tc, uneven_tasks_complete);
+    suite_add_tcase(s, tc);
+    return run_suite(s, CK_NOFORK);
+}
