@@ -237,6 +237,12 @@ static GenStats generate(const Model *m, RunState *s, Sampler *smp, const StopId
     Error err;
     for (int i = 0; i < n; i++) {
         int id = sample_next(smp, s->logits);
+        if (id < 0) { /* a NaN or an infinity: no token drawn from them would mean anything */
+            int bad = first_nonfinite(s->logits, smp->vocab);
+            die("the logits after %lld tokens are %s (logit %d is the first): the weights or the state hold "
+                "non-finite numbers",
+                (long long)s->pos, isnan(s->logits[bad]) ? "NaN" : "infinite", bad);
+        }
         g.generated++;
         bool end = is_stop(stop, id);
         if (!end) text_stream_token(out, id);

@@ -11,7 +11,9 @@
  *     tokens of one run (greedy and sampled), and a state saved when the context
  *     is full loads;
  *   - a state file from another model, a damaged one and a truncated one are refused
- *     with one line.
+ *     with one line;
+ *   - a checkpoint with a NaN weight stops generation with one line naming the logits,
+ *     greedy or sampled, instead of printing a token.
  */
 #include <check.h>
 #include <stdio.h>
@@ -283,6 +285,40 @@ START_TEST(bad_flags) {
 }
 END_TEST
 
+/* A copy of the tiny checkpoint in tmp/name whose tensor `tensor` starts with the
+ * BF16 value `bits` (0x7FC0: NaN). */
+static void poisoned_copy(const char *name, const char *tensor, uint16_t bits) {
+    char cmd[2048], dir[512], shard[640];
+    snprintf(dir, sizeof dir, "%s/%s", tmp, name);
+    snprintf(cmd, sizeof cmd, "rm -rf %s && cp -r '%s' %s", dir, tiny, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(shard, sizeof shard, "%s/model.safetensors-00001-of-00001.safetensors", dir);
+    SafeTensors st;
+    Error err;
+    ck_assert_msg(st_open(&st, shard, &err), "%s", err.msg);
+    const Tensor *t = st_find(&st, tensor);
+    ck_assert_msg(t && t->dtype == DTYPE_BF16, "%s", tensor);
+    long offset = (long)((const char *)t->data - (const char *)st.map);
+    st_close(&st);
+    FILE *f = fopen(shard, "r+b");
+    ck_assert(f && fseek(f, offset, SEEK_SET) == 0);
+    unsigned char le[2] = {(unsigned char)(bits & 0xFF), (unsigned char)(bits >> 8)};
+    ck_assert(fwrite(le, 1, 2, f) == 2 && fclose(f) == 0);
+}
+
+START_TEST(nonfinite_logits_stop) {
+    poisoned_copy("nan", "model.language_model.norm.weight", 0x7FC0);
+    const char *saved_tiny = tiny;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/nan", tmp);
+    tiny = dir;
+    expect_refused("--ids 1,2,3 -n 4", "the logits after 3 tokens are NaN");
+    expect_refused("--ids 1,2,3 -n 4 --temp 1e7 --top-p 1e-6", "the weights or the state hold non-finite");
+    expect_refused("--ids 1,2,3 -n 4 --temp 0.8 --top-k 5", "the logits after 3 tokens are NaN");
+    tiny = saved_tiny;
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("ch07_model");
     TCase *tc = tcase_create("demo");
@@ -295,6 +331,7 @@ int main(void) {
     tcase_add_test(tc, save_at_a_full_context);
     tcase_add_test(tc, bad_states);
     tcase_add_test(tc, bad_flags);
+    tcase_add_test(tc, nonfinite_logits_stop);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
