@@ -20,7 +20,7 @@
  * --interactive is a multi-turn chat that keeps the caches and tables between turns,
  * so each turn reads only its own tokens.
  */
-#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -97,12 +97,12 @@ static uint64_t whole_number(const char *flag, const char *v, uint64_t lo, uint6
     return x;
 }
 
-/* A finite number for flag. */
+/* A real number for flag (util.h's rule: digits, a fraction, an exponent; no sign,
+ * no hex), or death with the flag's name. */
 static double real_number(const char *flag, const char *v) {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (end == v || *end || errno || !isfinite(x)) die("%s needs a number, got '%s'", flag, v);
+    double x;
+    Error err;
+    if (!parse_real(flag, v, &x, &err)) die("%s", err.msg);
     return x;
 }
 
@@ -123,7 +123,7 @@ static bool own_flag(void *ctx, int argc, char **argv, int *i) {
         o->reference = true;
     else if ((v = demo_value("--temp", argc, argv, i))) {
         o->temp = real_number("--temp", v);
-        if (o->temp < 0) die("--temp must be 0 or more, got '%s'", v);
+        if (o->temp > FLT_MAX) die("--temp must be at most %g (a float), got '%s'", FLT_MAX, v);
     } else if ((v = demo_value("--top-k", argc, argv, i)))
         o->top_k = whole_number("--top-k", v, 0, 1 << 30);
     else if ((v = demo_value("--top-p", argc, argv, i))) {

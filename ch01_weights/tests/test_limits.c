@@ -230,6 +230,56 @@ START_TEST(parse_size_takes_a_number_and_a_unit) {
 }
 END_TEST
 
+START_TEST(parse_real_takes_decimals_only) {
+    static const struct {
+        const char *text;
+        double want;
+        bool ok;
+    } cases[] = {
+        {"0", 0, true},
+        {"2", 2, true},
+        {"0.7", 0.7, true},
+        {".5", 0.5, true},
+        {"5.", 5, true},
+        {"1e-6", 1e-6, true},
+        {"1E7", 1e7, true},
+        {"3.5e+2", 350, true},
+        {"007.25", 7.25, true},
+        {"1e-999", 0, true}, /* below the smallest double: 0 */
+        {"1e999", 0, false}, /* beyond the largest: refused, not infinity */
+        {"0x10", 0, false},  /* strtod would read 16 */
+        {"0X1p3", 0, false},
+        {"inf", 0, false},
+        {"nan", 0, false},
+        {"infinity", 0, false},
+        {"-0.5", 0, false},
+        {"+1", 0, false},
+        {" 1", 0, false},
+        {"1 ", 0, false},
+        {"", 0, false},
+        {".", 0, false},
+        {"e5", 0, false},
+        {".e5", 0, false},
+        {"1e", 0, false},
+        {"1e+", 0, false},
+        {"1.2.3", 0, false},
+        {"1,5", 0, false},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        double v = 42;
+        Error err = {{0}};
+        bool ok = parse_real("--temp", cases[i].text, &v, &err);
+        ck_assert_msg(ok == cases[i].ok, "'%s': %s", cases[i].text, ok ? "accepted" : err.msg);
+        if (ok)
+            ck_assert_msg(v == cases[i].want, "'%s' read as %.17g", cases[i].text, v);
+        else {
+            ck_assert(v == 42); /* untouched */
+            ck_assert_error(err, "--temp needs a decimal number such as 0.7", cases[i].text);
+        }
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("limits");
     TCase *mem = tcase_with_scratch("memory");
@@ -243,6 +293,7 @@ int main(void) {
     TCase *num = tcase_create("numbers");
     tcase_add_test(num, parse_count_takes_digits_only);
     tcase_add_test(num, parse_size_takes_a_number_and_a_unit);
+    tcase_add_test(num, parse_real_takes_decimals_only);
     suite_add_tcase(s, num);
     return run_suite(s);
 }

@@ -258,7 +258,11 @@ END_TEST
 START_TEST(bad_flags) {
     expect_refused("--ids 1,2,1024 -n 1", "outside the vocabulary");
     expect_refused("--ids 1,2 -n -1", "-n needs a whole number");
-    expect_refused("--ids 1,2 --temp -0.5", "--temp must be 0 or more");
+    expect_refused("--ids 1,2 --temp -0.5", "--temp needs a decimal number such as 0.7");
+    expect_refused("--ids 1,2 --temp 0x10", "--temp needs a decimal number such as 0.7"); /* not 16 */
+    expect_refused("--ids 1,2 --temp inf", "--temp needs a decimal number");
+    expect_refused("--ids 1,2 --temp 1e39", "--temp must be at most");
+    expect_refused("--ids 1,2 --top-p 0x1p-1", "--top-p needs a decimal number");
     expect_refused("--ids 1,2 --top-p 0", "--top-p must be in (0, 1]");
     expect_refused("--ids 1,2 --top-p 1.5", "--top-p must be in (0, 1]");
     expect_refused("--ids 1,2 --top-k -1", "--top-k needs a whole number");

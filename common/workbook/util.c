@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <math.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -512,6 +513,32 @@ bool parse_count(const char *flag, const char *text, uint64_t min, uint64_t max,
     if (!ok || v < min || v > max)
         return error_set(err, "%s needs a whole number from %llu to %llu, got '%s'", flag,
                          (unsigned long long)min, (unsigned long long)max, text);
+    *out = v;
+    return true;
+}
+
+/* The end of a run of decimal digits starting at p (p itself when there is none). */
+static const char *skip_digits(const char *p) {
+    while (*p >= '0' && *p <= '9') p++;
+    return p;
+}
+
+bool parse_real(const char *flag, const char *text, double *out, Error *err) {
+    const char *p = skip_digits(text);
+    bool digits = p > text;
+    if (*p == '.') {
+        const char *q = p + 1;
+        p = skip_digits(q);
+        digits |= p > q;
+    }
+    if (digits && (*p == 'e' || *p == 'E')) {
+        const char *q = p + 1 + (p[1] == '+' || p[1] == '-');
+        p = skip_digits(q);
+        digits = p > q;
+    }
+    double v = digits && *p == '\0' ? strtod(text, NULL) : NAN; /* strtod rounds it exactly */
+    if (!isfinite(v))
+        return error_set(err, "%s needs a decimal number such as 0.7, 2 or 1e-6, got '%s'", flag, text);
     *out = v;
     return true;
 }

@@ -108,12 +108,19 @@ bool check_writable(const char *path, Error *err);
 bool check_disk_space(const char *path, uint64_t bytes, Error *err);
 
 /* ---- numbers on the command line --------------------------------------------------
- * Each returns false with one line naming the flag instead of exiting, so a demo's
- * parser decides what to do (and the parsers can be fuzzed). */
+ * One grammar for every flag: decimal digits, never a sign, spaces, hex ("0x10"),
+ * "inf" or "nan"; whole numbers are digits only, real numbers and sizes may have a
+ * fraction, real numbers also an exponent. Each returns false with one line naming
+ * the flag instead of exiting, so a demo's parser decides what to do (and the parsers
+ * can be fuzzed). */
 
 /* A whole number in min .. max, in decimal digits only: no sign, no spaces, no
  * other characters ("2x", "1e3", "-1", "" and "0x10" are refused). */
 bool parse_count(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out, Error *err);
+/* A real number: digits with an optional fraction and exponent ("2", "0.7", ".5",
+ * "1e-6", "3.5E+2"), at least one digit before the exponent, finite (1e999 is
+ * refused; 1e-999 is 0). */
+bool parse_real(const char *flag, const char *text, double *out, Error *err);
 /* A size in bytes: a number (digits, optionally a fraction) and a unit, B, K, M, G, T
  * (powers of 1000, with or without B: 8G = 8GB = 8e9) or KiB, MiB, GiB, TiB (powers
  * of 1024); no unit means bytes. At least 1 byte, at most 2^64 − 1. */
