@@ -497,7 +497,7 @@ static void save_state(const char *path, const Model *m, const RunState *s, cons
     }
     Error err;
     if (!stw_write(&w, path, NULL, &err)) die("%s", err.msg);
-    fprintf(stderr, "%s: 读过 %d 个 token 之后的状态（%.1f MB）已写到 %s\n", program_name(), seen->n,
+    fprintf(stderr, "%s: 读过 %lld 个 token 之后的状态（%.1f MB）已写到 %s\n", program_name(), (long long)seen->n,
             mib((double)run_state_bytes(s, m)), path);
     stw_free(&w);
     free(names);
@@ -633,9 +633,9 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
     TokenIds ids = prompt_ids(o, m, tok);
     if (!o->load_state && ids.n == 0) die("no prompt: give --prompt TEXT or --ids 1,2,3");
     if (s->max_pos > 0 && s->pos + ids.n > s->max_pos)
-        die("the prompt has %d tokens, but the context holds %lld (max_position_embeddings in "
+        die("the prompt has %lld tokens, but the context holds %lld (max_position_embeddings in "
             "%s/config.json)%s",
-            ids.n, (long long)s->max_pos, m->ck.dir, s->pos ? ", the loaded state included" : "");
+            (long long)ids.n, (long long)s->max_pos, m->ck.dir, s->pos ? ", the loaded state included" : "");
 
     /* what the run will hold at its end: the state of every token read, the --dump tensors */
     int n_new = o->n_new >= 0 ? (int)o->n_new : DEFAULT_NEW;
@@ -672,9 +672,9 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
     double first_token_s = (t1 - t0) + (g.generated ? g.decode_s / g.generated : 0);
     fprintf(
         stderr,
-        "%s: 提示 %d 个 token，生成 %d 个；prefill %.1f tok/s，decode %.2f tok/s，第一个 token 用了 %.2f s；"
+        "%s: 提示 %lld 个 token，生成 %d 个；prefill %.1f tok/s，decode %.2f tok/s，第一个 token 用了 %.2f s；"
         "权重 %.2f GB，状态 %.1f MB，内存峰值 %.0f MB%s\n",
-        program_name(), ids.n, g.generated, prefill_s > 0 ? ids.n / prefill_s : 0,
+        program_name(), (long long)ids.n, g.generated, prefill_s > 0 ? ids.n / prefill_s : 0,
         g.decode_s > 0 ? g.generated / g.decode_s : 0, first_token_s, (double)model_weight_bytes(m) / 1e9,
         mib((double)run_state_bytes(s, m)), peak_rss_mb(),
         s->reference ? "（--reference：逐个 token 走朴素循环）" : "");
@@ -749,9 +749,9 @@ static void interactive(const Options *o, const Model *m, RunState *s, const Tok
         /* How the state grew this turn: only the attention layers' caches grow. */
         int64_t after = run_state_bytes(s, m), kv_total = run_kv_bytes(s, m);
         fprintf(stderr,
-                "[第 %d 轮：读入 %d 个新 token（%.1f tok/s），生成 %d 个（%.2f tok/s）；至今 %lld 个 token。"
+                "[第 %d 轮：读入 %lld 个新 token（%.1f tok/s），生成 %d 个（%.2f tok/s）；至今 %lld 个 token。"
                 "KV cache %.2f MB（这一轮 +%.2f MB），DeltaNet 状态 %.2f MB（不变）]\n",
-                turn, ids.n, prefill_s > 0 ? ids.n / prefill_s : 0, g.generated,
+                turn, (long long)ids.n, prefill_s > 0 ? ids.n / prefill_s : 0, g.generated,
                 g.decode_s > 0 ? g.generated / g.decode_s : 0, (long long)s->pos, mib((double)kv_total),
                 mib((double)(after - kv_before)), mib((double)(after - kv_total)));
         tok_ids_free(&ids);

@@ -786,7 +786,7 @@ START_TEST(long_runs_get_their_ids) {
     Error err;
     double t0 = now_seconds();
     ck_assert_msg(tok_encode(&tiny, text, len, &ids, &err), "%s", err.msg);
-    fprintf(stderr, "10,000,000 spaces + a: %d ids in %.2f s\n", ids.n, now_seconds() - t0);
+    fprintf(stderr, "10,000,000 spaces + a: %lld ids in %.2f s\n", (long long)ids.n, now_seconds() - t0);
     ck_assert_int_eq(ids.n, 10000000);
     for (int i = 0; i < ids.n - 1; i++)
         if (ids.ids[i] != ' ') ck_abort_msg("id %d is %d, expected 32", i, ids.ids[i]);

@@ -361,7 +361,7 @@ START_TEST(long_runs) {
         double t0 = now_seconds();
         TokenIds ids = encode_n(&qwen3, text, len);
         double seconds = now_seconds() - t0;
-        fprintf(stderr, "  tokenizer_runs.jsonl:%-2d %8zu bytes -> %7d ids in %.3f s\n", i + 1, len, ids.n,
+        fprintf(stderr, "  tokenizer_runs.jsonl:%-2d %8zu bytes -> %7lld ids in %.3f s\n", i + 1, len, (long long)ids.n,
                 seconds);
         ck_assert_msg(same_runs(&ids, want[i]), "tokenizer_runs.jsonl:%d: not the reference's ids", i + 1);
         Error err;

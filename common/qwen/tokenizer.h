@@ -59,15 +59,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "workbook/utf8.h"
 #include "workbook/util.h"
 
-/* A growing list of token ids. Start from {0}; tok_ids_free() releases it. */
+/* A growing list of token ids. Start from {0}; tok_ids_free() releases it. The
+ * counts are 64-bit: a list as long as a context of 2^31 tokens does not wrap. */
 typedef struct {
     int *ids;
-    int n;
-    int cap;
+    int64_t n;
+    int64_t cap;
 } TokenIds;
 
 void tok_ids_push(TokenIds *t, int id);
