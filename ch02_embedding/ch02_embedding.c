@@ -234,7 +234,8 @@ static void show_embedding(const Model *m, const Tokenizer *tok, const TokenIds 
     float *ids_f = dump_buffer(&dump, "ids", 1, (int64_t[]){ids->n});           /* [T] */
     for (int i = 0; i < ids->n; i++) ids_f[i] = (float)ids->ids[i];
     if (!emb_lookup(&emb, ids->ids, ids->n, x, &err)) die("%s", err.msg);
-    printf("查表：%lld 个 id → 形状 (1, %lld, %d) 的 float32，只读了这 %lld 行（%s 字节），整张表一个数也没转换\n",
+    printf("查表：%lld 个 id → 形状 (1, %lld, %d) 的 float32，只读了这 %lld 行（%s "
+           "字节），整张表一个数也没转换\n",
            (long long)ids->n, (long long)ids->n, emb.hidden, (long long)ids->n,
            grouped((long long)ids->n * emb.hidden * dtype_size(t->dtype), a));
     for (int i = 0; i < ids->n; i++) {

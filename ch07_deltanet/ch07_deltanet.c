@@ -161,8 +161,8 @@ static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids
         char label[128];
         if (!sentence_ids(ck, NULL, short_ids, label, sizeof label, &err)) die("%s", err.msg);
         copies_of(short_ids, -1, long_ids);
-        snprintf(notice, notice_size, "%s: 长文本是这 %lld 个 id 重复 %d 遍\n", program_name(), (long long)short_ids->n,
-                 COPIES);
+        snprintf(notice, notice_size, "%s: 长文本是这 %lld 个 id 重复 %d 遍\n", program_name(),
+                 (long long)short_ids->n, COPIES);
     }
     free(path);
 }
