@@ -128,6 +128,15 @@ START_TEST(writable_paths_are_checked_without_leaving_anything) {
     ck_assert_error(err, fifo, "named pipe");
     ck_assert(!check_writable("", &err));
     ck_assert_error(err, "empty file name");
+    /* the file is replaced through a new file beside it: a folder that takes none is
+     * refused, also when the file itself exists (in /proc even root makes no file) */
+    ck_assert(!check_writable("/proc/self/new.safetensors", &err));
+    ck_assert_error(err, "cannot write /proc/self/new.safetensors");
+    ck_assert(!check_writable("/proc/self/status", &err));
+    ck_assert_error(err, "cannot write /proc/self/status");
+    char *dirs_files = str_printf("ls -A '%s' | grep -qv '^old.txt$\\|^pipe$'", dir);
+    ck_assert_msg(system(dirs_files) != 0, "a check left a file in %s", dir);
+    free(dirs_files);
 
     ck_assert(check_disk_space(fresh, 1000, &err));
     ck_assert(!check_disk_space(fresh, UINT64_C(1) << 62, &err));

@@ -459,25 +459,8 @@ bool write_file(const char *path, const void *data, size_t len, Error *err) {
     return true;
 }
 
-bool check_writable(const char *path, Error *err) {
-    if (!*path) return error_set(err, "an empty file name cannot be written");
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC, 0644);
-    if (fd >= 0) { /* a new file: it can be made; the run makes it again at the end */
-        close(fd);
-        unlink(path);
-        return true;
-    }
-    if (errno != EEXIST) return error_set(err, "cannot write %s: %s", path, strerror(errno));
-    struct stat st;
-    if (stat(path, &st) != 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode)) return error_set(err, "cannot write %s: it %s", path, not_regular(st.st_mode));
-    fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC); /* no O_TRUNC: nothing is changed yet */
-    if (fd < 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
-    close(fd);
-    return true;
-}
-
-bool check_disk_space(const char *path, uint64_t bytes, Error *err) {
+/* The folder of path ("." for a bare name), newly allocated. */
+static char *folder_of(const char *path) {
     char *dir = xstrdup(path), *slash = strrchr(dir, '/');
     if (!slash)
         strcpy(dir, ".");
@@ -485,6 +468,104 @@ bool check_disk_space(const char *path, uint64_t bytes, Error *err) {
         dir[1] = '\0';
     else
         *slash = '\0';
+    return dir;
+}
+
+/* The file path stands for: itself, or for a symbolic link the file it points to. */
+static char *resolve_link(const char *path) {
+    struct stat st;
+    char *real = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? realpath(path, NULL) : NULL;
+    return real ? real : xstrdup(path);
+}
+
+/* A new, empty file beside target (target.XXXXXX), open for writing; -1 with errno. */
+static int new_file_beside(const char *target, char **temp) {
+    size_t n = strlen(target) + 8;
+    *temp = xmalloc(n);
+    snprintf(*temp, n, "%s.XXXXXX", target);
+    int fd = mkostemp(*temp, O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        free(*temp);
+        *temp = NULL;
+        errno = e;
+    }
+    return fd;
+}
+
+FILE *file_replace_begin(FileReplace *r, const char *path, Error *err) {
+    memset(r, 0, sizeof *r);
+    if (!*path) return error_set(err, "an empty file name cannot be written"), NULL;
+    r->target = resolve_link(path);
+    struct stat st;
+    if (stat(r->target, &st) == 0)
+        r->mode = (int)(st.st_mode & 07777); /* the old file's permissions */
+    else {
+        mode_t mask = umask(0); /* a new file's, as fopen would make it */
+        umask(mask);
+        r->mode = (int)(0666 & ~mask);
+    }
+    int fd = new_file_beside(r->target, &r->temp);
+    if (fd >= 0 && fchmod(fd, (mode_t)r->mode) == 0) r->f = fdopen(fd, "wb");
+    if (!r->f) {
+        error_set(err, "cannot write %s: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        if (r->temp) unlink(r->temp);
+        free(r->temp), free(r->target);
+        memset(r, 0, sizeof *r);
+    }
+    return r->f;
+}
+
+bool file_replace_commit(FileReplace *r, bool ok, Error *err) {
+    int e = 0;
+    if (ok && (fflush(r->f) != 0 || fsync(fileno(r->f)) != 0)) e = errno;
+    if (fclose(r->f) != 0 && ok && !e) e = errno;
+    if (ok && !e && rename(r->temp, r->target) != 0) e = errno;
+    if (ok && !e) { /* the rename is in the folder: flush it too (some file systems cannot: fine) */
+        char *dir = folder_of(r->target);
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) fsync(dfd), close(dfd);
+        free(dir);
+    } else {
+        if (ok) error_set(err, "cannot write %s: %s", r->target, strerror(e));
+        unlink(r->temp);
+    }
+    bool done = ok && !e;
+    free(r->temp), free(r->target);
+    memset(r, 0, sizeof *r);
+    return done;
+}
+
+bool check_writable(const char *path, Error *err) {
+    if (!*path) return error_set(err, "an empty file name cannot be written");
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) return error_set(err, "cannot write %s: it %s", path, not_regular(st.st_mode));
+        int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC); /* no O_TRUNC: nothing is changed yet */
+        if (fd < 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+        close(fd);
+    } else if (errno != ENOENT) {
+        return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    }
+    /* what the replacement will do: a new file in the same folder */
+    char *target = resolve_link(path), *temp;
+    int fd = new_file_beside(target, &temp);
+    free(target);
+    if (fd < 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    close(fd);
+    unlink(temp);
+    free(temp);
+    return true;
+}
+
+bool same_file(const char *a, const char *b) {
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+bool check_disk_space(const char *path, uint64_t bytes, Error *err) {
+    char *dir = folder_of(path);
     struct statvfs v;
     bool known = statvfs(dir, &v) == 0;
     free(dir);

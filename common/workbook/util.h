@@ -99,11 +99,45 @@ char *read_file(const char *path, size_t *len, Error *err);
 /* Writes len bytes to path, replacing it. */
 bool write_file(const char *path, const void *data, size_t len, Error *err);
 
-/* Whether path can be written (a --dump FILE, before the run that fills it): an
- * existing regular file that opens for writing (it is not changed), or a new file
- * that can be created in its folder (created and removed again). A folder, a pipe
- * or a device is refused: writing there would fail or block at the end. */
+/* ---- replacing a file whole: what a save does ------------------------------------
+ * Writing over a file in place ("wb") empties it first: a write that fails half-way
+ * (a full disk, a killed process) leaves a file cut short where the old one was. So a
+ * file that holds something a user keeps (a state, a --dump) is replaced the way
+ * databases do it: written to a new file in the same folder, flushed to the disk
+ * (fsync), then renamed over the old one — rename is atomic, so the name holds the
+ * old file or the new one, never half of either — and the folder is flushed too, so
+ * the rename itself is on the disk. The new file gets the old one's permissions. A
+ * symbolic link stays a link: the file it points to is the one replaced.
+ *
+ *     FileReplace r;
+ *     FILE *f = file_replace_begin(&r, path, &err);   // path.XXXXXX beside it
+ *     bool ok = f && fwrite(...) == n ...;
+ *     if (!f || !file_replace_commit(&r, ok, &err)) ...  // fsync + rename, or nothing
+ */
+typedef struct {
+    char *target; /* the file to replace (a link's target, resolved) */
+    char *temp;   /* the new file beside it */
+    FILE *f;
+    int mode; /* permissions for the new file */
+} FileReplace;
+
+/* Opens a new file beside path for writing; NULL with one line in err. */
+FILE *file_replace_begin(FileReplace *r, const char *path, Error *err);
+/* With ok (every write succeeded): flush, fsync, rename over the target, fsync the
+ * folder; false with one line in err when any of it fails. Without ok, or on
+ * failure: the new file is removed and the target is untouched. Closes the file. */
+bool file_replace_commit(FileReplace *r, bool ok, Error *err);
+
+/* Whether path can be replaced whole (a --dump FILE or --save-state FILE, before the
+ * run that fills it): it is missing or an existing regular file that opens for
+ * writing (it is not changed), and its folder takes a new file (one is created and
+ * removed again). A folder, a pipe or a device is refused: writing there would fail
+ * or block at the end. */
 bool check_writable(const char *path, Error *err);
+
+/* True when a and b name the same existing file (the same device and inode: also
+ * through links, or two spellings of one path). */
+bool same_file(const char *a, const char *b);
 /* Whether the file system holding path has room for bytes more. */
 bool check_disk_space(const char *path, uint64_t bytes, Error *err);
 
