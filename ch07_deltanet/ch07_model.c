@@ -497,8 +497,8 @@ static void save_state(const char *path, const Model *m, const RunState *s, cons
     }
     Error err;
     if (!stw_write(&w, path, NULL, &err)) die("%s", err.msg);
-    fprintf(stderr, "%s: 读过 %lld 个 token 之后的状态（%.1f MB）已写到 %s\n", program_name(), (long long)seen->n,
-            mib((double)run_state_bytes(s, m)), path);
+    fprintf(stderr, "%s: 读过 %lld 个 token 之后的状态（%.1f MB）已写到 %s\n", program_name(),
+            (long long)seen->n, mib((double)run_state_bytes(s, m)), path);
     stw_free(&w);
     free(names);
     free(tokens);
@@ -670,14 +670,14 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
     if (g.generated > 0 || o->prompt) printf("\n");
     fflush(stdout);
     double first_token_s = (t1 - t0) + (g.generated ? g.decode_s / g.generated : 0);
-    fprintf(
-        stderr,
-        "%s: 提示 %lld 个 token，生成 %d 个；prefill %.1f tok/s，decode %.2f tok/s，第一个 token 用了 %.2f s；"
-        "权重 %.2f GB，状态 %.1f MB，内存峰值 %.0f MB%s\n",
-        program_name(), (long long)ids.n, g.generated, prefill_s > 0 ? ids.n / prefill_s : 0,
-        g.decode_s > 0 ? g.generated / g.decode_s : 0, first_token_s, (double)model_weight_bytes(m) / 1e9,
-        mib((double)run_state_bytes(s, m)), peak_rss_mb(),
-        s->reference ? "（--reference：逐个 token 走朴素循环）" : "");
+    fprintf(stderr,
+            "%s: 提示 %lld 个 token，生成 %d 个；prefill %.1f tok/s，decode %.2f tok/s，第一个 token 用了 "
+            "%.2f s；"
+            "权重 %.2f GB，状态 %.1f MB，内存峰值 %.0f MB%s\n",
+            program_name(), (long long)ids.n, g.generated, prefill_s > 0 ? ids.n / prefill_s : 0,
+            g.decode_s > 0 ? g.generated / g.decode_s : 0, first_token_s, (double)model_weight_bytes(m) / 1e9,
+            mib((double)run_state_bytes(s, m)), peak_rss_mb(),
+            s->reference ? "（--reference：逐个 token 走朴素循环）" : "");
 
     if (o->common.dump) {
         write_dump(o->common.dump, m, &ids, &tr);
@@ -748,12 +748,13 @@ static void interactive(const Options *o, const Model *m, RunState *s, const Tok
         closed = g.stopped;
         /* How the state grew this turn: only the attention layers' caches grow. */
         int64_t after = run_state_bytes(s, m), kv_total = run_kv_bytes(s, m);
-        fprintf(stderr,
-                "[第 %d 轮：读入 %lld 个新 token（%.1f tok/s），生成 %d 个（%.2f tok/s）；至今 %lld 个 token。"
-                "KV cache %.2f MB（这一轮 +%.2f MB），DeltaNet 状态 %.2f MB（不变）]\n",
-                turn, (long long)ids.n, prefill_s > 0 ? ids.n / prefill_s : 0, g.generated,
-                g.decode_s > 0 ? g.generated / g.decode_s : 0, (long long)s->pos, mib((double)kv_total),
-                mib((double)(after - kv_before)), mib((double)(after - kv_total)));
+        fprintf(
+            stderr,
+            "[第 %d 轮：读入 %lld 个新 token（%.1f tok/s），生成 %d 个（%.2f tok/s）；至今 %lld 个 token。"
+            "KV cache %.2f MB（这一轮 +%.2f MB），DeltaNet 状态 %.2f MB（不变）]\n",
+            turn, (long long)ids.n, prefill_s > 0 ? ids.n / prefill_s : 0, g.generated,
+            g.decode_s > 0 ? g.generated / g.decode_s : 0, (long long)s->pos, mib((double)kv_total),
+            mib((double)(after - kv_before)), mib((double)(after - kv_total)));
         tok_ids_free(&ids);
     }
     fprintf(stderr, "\n");

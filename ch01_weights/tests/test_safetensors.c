@@ -498,8 +498,9 @@ START_TEST(metadata_round_trips) {
     ck_assert_ptr_null(st_metadata(&st, "absent"));
     st_close(&st);
     /* by hand: a value that is not a string is not kept, and the file still opens */
-    write_st(path, "{\"__metadata__\":{\"n\":1,\"s\":\"t\"},\"x\":{\"dtype\":\"F32\",\"shape\":[],"
-                   "\"data_offsets\":[0,4]}}",
+    write_st(path,
+             "{\"__metadata__\":{\"n\":1,\"s\":\"t\"},\"x\":{\"dtype\":\"F32\",\"shape\":[],"
+             "\"data_offsets\":[0,4]}}",
              0, "\0\0\x80\x3f", 4);
     ck_assert_msg(st_open(&st, path, &err), "%s", err.msg);
     ck_assert_ptr_null(st_metadata(&st, "n"));

@@ -541,7 +541,8 @@ bool check_writable(const char *path, Error *err) {
     if (!*path) return error_set(err, "an empty file name cannot be written");
     struct stat st;
     if (stat(path, &st) == 0) {
-        if (!S_ISREG(st.st_mode)) return error_set(err, "cannot write %s: it %s", path, not_regular(st.st_mode));
+        if (!S_ISREG(st.st_mode))
+            return error_set(err, "cannot write %s: it %s", path, not_regular(st.st_mode));
         int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC); /* no O_TRUNC: nothing is changed yet */
         if (fd < 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
         close(fd);
