@@ -6,6 +6,7 @@
  * mem_check() is what a demo asks with its estimate of a whole request. The number
  * parsers return an error instead of exiting, so every case is a plain call here.
  */
+#include <errno.h>
 #include <stdint.h>
 
 #include "helpers.h"
@@ -289,6 +290,64 @@ START_TEST(parse_real_takes_decimals_only) {
 }
 END_TEST
 
+/* ---- lines of typed text ----------------------------------------------------------- */
+
+/* A stream of endless NUL bytes (/dev/zero), or one that fails at once (a read error). */
+static ssize_t read_zeros(void *cookie, char *buf, size_t size) {
+    (void)cookie;
+    memset(buf, 0, size);
+    return (ssize_t)size;
+}
+static ssize_t read_fails(void *cookie, char *buf, size_t size) {
+    (void)cookie, (void)buf, (void)size;
+    errno = EIO;
+    return -1;
+}
+
+START_TEST(read_line_keeps_at_most_max_bytes) {
+    static const char text[] = "hi\n\nab\0c\r\n0123456789abcdef\nxyz\nlast";
+    FILE *in = fmemopen((void *)text, sizeof text - 1, "r");
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK);
+    ck_assert(len == 2 && strcmp(buf, "hi") == 0);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK); /* an empty line */
+    ck_assert(len == 0 && buf[0] == '\0');
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK); /* a NUL is a byte of the line */
+    ck_assert(len == 5 && memcmp(buf, "ab\0c\r", 5) == 0);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_TOO_LONG); /* 16 bytes */
+    ck_assert_msg(cap <= 11, "the buffer grew to %zu bytes for a limit of 10", cap);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK); /* the next line, whole */
+    ck_assert(len == 3 && strcmp(buf, "xyz") == 0);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK); /* no '\n' at the end */
+    ck_assert(len == 4 && strcmp(buf, "last") == 0);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_EOF);
+    fclose(in);
+    /* exactly max bytes is a line; max + 1 is not */
+    in = fmemopen((void *)"0123456789\n0123456789a\n", 23, "r");
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK);
+    ck_assert_int_eq(len, 10);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_TOO_LONG);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_EOF);
+    fclose(in);
+    free(buf);
+}
+END_TEST
+
+START_TEST(read_line_stops_on_endless_input_and_errors) {
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    FILE *zeros = fopencookie(NULL, "r", (cookie_io_functions_t){.read = read_zeros});
+    ck_assert_int_eq(read_line(zeros, 1000, &buf, &cap, &len), LINE_ENDLESS);
+    ck_assert_msg(cap <= 1001, "the buffer grew to %zu bytes", cap);
+    fclose(zeros);
+    FILE *bad = fopencookie(NULL, "r", (cookie_io_functions_t){.read = read_fails});
+    ck_assert_int_eq(read_line(bad, 1000, &buf, &cap, &len), LINE_ERROR);
+    fclose(bad);
+    free(buf);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("limits");
     TCase *mem = tcase_with_scratch("memory");
@@ -304,5 +363,10 @@ int main(void) {
     tcase_add_test(num, parse_size_takes_a_number_and_a_unit);
     tcase_add_test(num, parse_real_takes_decimals_only);
     suite_add_tcase(s, num);
+    TCase *lines = tcase_create("lines");
+    tcase_set_timeout(lines, 60); /* 64 MiB of zeros under the sanitizers */
+    tcase_add_test(lines, read_line_keeps_at_most_max_bytes);
+    tcase_add_test(lines, read_line_stops_on_endless_input_and_errors);
+    suite_add_tcase(s, lines);
     return run_suite(s);
 }

@@ -47,8 +47,8 @@ static void out_bytes(Out *o, const char *p, size_t n) {
 /* Copies n bytes of s, escaping what must not reach a terminal: control characters
  * (\n, \t, \r, else \xHH), DEL, the C1 controls U+0080..U+009F (\u00HH; 0x9b alone
  * starts an escape sequence on some terminals) and bytes that are not UTF-8 (\xHH).
- * keep_newlines lets '\n' through. */
-static void out_escaped(Out *o, const char *s, size_t n, bool keep_newlines) {
+ * keep_layout lets '\n' and '\t' through. */
+static void out_escaped(Out *o, const char *s, size_t n, bool keep_layout) {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
@@ -70,8 +70,8 @@ static void out_escaped(Out *o, const char *s, size_t n, bool keep_newlines) {
         unsigned char c = p[run];
         char esc[8];
         size_t used = 1;
-        if (c == '\n' && keep_newlines)
-            snprintf(esc, sizeof esc, "\n");
+        if ((c == '\n' || c == '\t') && keep_layout)
+            snprintf(esc, sizeof esc, "%c", c);
         else if (c == '\n')
             snprintf(esc, sizeof esc, "\\n");
         else if (c == '\t')
@@ -88,7 +88,7 @@ static void out_escaped(Out *o, const char *s, size_t n, bool keep_newlines) {
 }
 
 /* One conversion's text, formatted by the C library into a buffer of its own. */
-static void out_piece(Out *o, bool escape, bool keep_newlines, const char *spec, ...) {
+static void out_piece(Out *o, bool escape, bool keep_layout, const char *spec, ...) {
     char small[256], *buf = small;
     va_list ap, ap2;
     va_start(ap, spec);
@@ -104,7 +104,7 @@ static void out_piece(Out *o, bool escape, bool keep_newlines, const char *spec,
         n = (int)strlen(small);
     }
     if (escape)
-        out_escaped(o, buf, (size_t)n, keep_newlines);
+        out_escaped(o, buf, (size_t)n, keep_layout);
     else
         out_bytes(o, buf, (size_t)n);
     if (buf != small) free(buf);
@@ -113,7 +113,7 @@ static void out_piece(Out *o, bool escape, bool keep_newlines, const char *spec,
 /* printf's formatting, with every %s and %c argument escaped (out_escaped). Handles
  * the conversions C99 printf has: flags, width and precision (also *), the length
  * modifiers hh h l ll j z t L. */
-static void format_escaped(Out *o, bool keep_newlines, const char *fmt, va_list ap) {
+static void format_escaped(Out *o, bool keep_layout, const char *fmt, va_list ap) {
     const char *p = fmt;
     while (*p) {
         const char *pct = strchr(p, '%');
@@ -205,17 +205,17 @@ static void format_escaped(Out *o, bool keep_newlines, const char *fmt, va_list 
             break;
         case 'c':
             if (l)
-                out_piece(o, true, keep_newlines, spec, va_arg(ap, wint_t));
+                out_piece(o, true, keep_layout, spec, va_arg(ap, wint_t));
             else
-                out_piece(o, true, keep_newlines, spec, va_arg(ap, int));
+                out_piece(o, true, keep_layout, spec, va_arg(ap, int));
             break;
         case 's':
             if (l) {
                 const wchar_t *ws = va_arg(ap, const wchar_t *);
-                out_piece(o, true, keep_newlines, spec, ws ? ws : L"(null)");
+                out_piece(o, true, keep_layout, spec, ws ? ws : L"(null)");
             } else {
                 const char *str = va_arg(ap, const char *);
-                out_piece(o, true, keep_newlines, spec, str ? str : "(null)");
+                out_piece(o, true, keep_layout, spec, str ? str : "(null)");
             }
             break;
         case 'p':
@@ -244,16 +244,16 @@ bool error_set(Error *err, const char *fmt, ...) {
 void die(const char *fmt, ...) {
     /* die("%s", err.msg) prints a message error_set() made: its arguments are
      * escaped already, and its own line breaks stay */
-    bool keep_newlines = strcmp(fmt, "%s") == 0;
+    bool keep_layout = strcmp(fmt, "%s") == 0;
     va_list ap, ap2;
     va_start(ap, fmt);
     va_copy(ap2, ap);
     Out count = {NULL, 0, 0};
-    format_escaped(&count, keep_newlines, fmt, ap);
+    format_escaped(&count, keep_layout, fmt, ap);
     char *msg = malloc(count.len + 1);
     if (msg) {
         Out o = {msg, count.len + 1, 0};
-        format_escaped(&o, keep_newlines, fmt, ap2);
+        format_escaped(&o, keep_layout, fmt, ap2);
         msg[count.len] = '\0';
     }
     va_end(ap2);
@@ -262,6 +262,16 @@ void die(const char *fmt, ...) {
     fprintf(stderr, "%s: %s\n", g_program, msg ? msg : "out of memory while reporting an error");
     free(msg);
     exit(EXIT_FAILURE);
+}
+
+void write_escaped(FILE *f, const char *s, size_t n) {
+    Out count = {NULL, 0, 0};
+    out_escaped(&count, s, n, true);
+    char small[64], *buf = count.len < sizeof small ? small : xmalloc(count.len + 1);
+    Out o = {buf, count.len + 1, 0};
+    out_escaped(&o, s, n, true);
+    fwrite(buf, 1, count.len, f);
+    if (buf != small) free(buf);
 }
 
 const char *escape_text(const char *s, char *buf, size_t size) {
@@ -743,6 +753,30 @@ const char *fd_problem(int fd) {
     struct stat st;
     if (fstat(fd, &st) != 0) return "cannot be looked at";
     return S_ISREG(st.st_mode) ? NULL : not_regular(st.st_mode);
+}
+
+LineStatus read_line(FILE *in, size_t max, char **buf, size_t *cap, size_t *len) {
+    size_t n = 0, skipped = 0;
+    int c = EOF;
+    while ((c = getc(in)) != EOF && c != '\n') {
+        if (n == max) { /* too long: read on to the end of the line, keep nothing more */
+            if (++skipped > LINE_SKIP_MAX) return LINE_ENDLESS;
+            continue;
+        }
+        if (n + 1 >= *cap) {
+            size_t want = *cap ? 2 * *cap : 256;
+            *cap = want < max + 1 ? want : max + 1;
+            *buf = xrealloc(*buf, *cap);
+        }
+        (*buf)[n++] = (char)c;
+    }
+    if (c == EOF && ferror(in)) return LINE_ERROR;
+    if (c == EOF && n == 0 && skipped == 0) return LINE_EOF;
+    if (skipped) return LINE_TOO_LONG;
+    if (!*buf) *buf = xmalloc(*cap = 1);
+    (*buf)[n] = '\0';
+    *len = n;
+    return LINE_OK;
 }
 
 char *path_join(const char *dir, const char *name) {

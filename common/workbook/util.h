@@ -51,6 +51,11 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
  * fit. For untrusted text a program prints on stdout. */
 const char *escape_text(const char *s, char *buf, size_t size);
 
+/* Writes n bytes of s to f escaped as above, but for '\n' and '\t', which lay text
+ * out: what a program prints on a terminal from text it did not write (generated
+ * text, which may hold ESC or any other control character). */
+void write_escaped(FILE *f, const char *s, size_t n);
+
 /* The program name used by die() and usage lines (set once from argv[0]). */
 void set_program_name(const char *argv0);
 const char *program_name(void);
@@ -175,6 +180,26 @@ const char *file_problem(const char *path, bool *missing);
 const char *dir_problem(const char *path, bool *missing);
 /* The same for an open file descriptor (what it is, when not a regular file). */
 const char *fd_problem(int fd);
+
+/* ---- a line of typed text ------------------------------------------------------
+ * A chat reads what a person types, one line at a time; stdin may as well be a file
+ * of one endless line (/dev/zero). read_line keeps at most max bytes of a line, so a
+ * line never takes more memory than that: a longer one is read to its end and
+ * dropped (LINE_TOO_LONG, and the next call starts at the next line), unless no
+ * '\n' comes within LINE_SKIP_MAX bytes more (LINE_ENDLESS: not lines of text). */
+typedef enum {
+    LINE_OK,       /* *len bytes in *buf (which may hold NUL bytes), without the '\n' */
+    LINE_EOF,      /* the end of the input, nothing read */
+    LINE_TOO_LONG, /* more than max bytes before the '\n' (dropped) */
+    LINE_ENDLESS,  /* no '\n' within max + LINE_SKIP_MAX bytes */
+    LINE_ERROR     /* the input failed (errno says why) */
+} LineStatus;
+#define LINE_SKIP_MAX (64u << 20)
+
+/* Reads a line of in into *buf (grown with xrealloc, never beyond max + 1 bytes; start
+ * from NULL and 0; the caller frees it), NUL-terminated. A last line without '\n' is
+ * a line. */
+LineStatus read_line(FILE *in, size_t max, char **buf, size_t *cap, size_t *len);
 
 /* Joins a directory and a file name into a newly allocated path. */
 char *path_join(const char *dir, const char *name);
