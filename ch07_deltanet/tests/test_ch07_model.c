@@ -15,65 +15,16 @@
  *   - a checkpoint with a NaN weight stops generation with one line naming the logits,
  *     greedy or sampled, instead of printing a token.
  */
-#include <check.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
+#include "ch07_demo.h"
 #include "qwen/safetensors.h"
-#include "tests/golden_fixture.h"
-#include "workbook/util.h"
 
-static char demo[512], synth[512], tmp[256];
-static const char *tiny;
 static SafeTensors golden;
-
-/* Runs the demo with args; stdout to tmp/out, stderr to tmp/err; the exit status. */
-static int run(const char *args) {
-    size_t size = strlen(args) + 2048;
-    char *cmd = xmalloc(size);
-    snprintf(cmd, size, "%s --model '%s' %s > %s/out 2> %s/err", demo, tiny, args, tmp, tmp);
-    int rc = system(cmd);
-    free(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
-static char *slurp(const char *name) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    Error err;
-    char *s = read_file(path, NULL, &err);
-    ck_assert_msg(s, "%s", err.msg);
-    return s;
-}
-
-/* The generated ids the demo printed (no tokenizer: " id id id"), as one string. */
-static char *generated(const char *args) {
-    int rc = run(args);
-    char *err = slurp("err");
-    ck_assert_msg(rc == 0, "ch07_model %s: exit %d: %s", args, rc, err);
-    ck_assert_msg(!strstr(err, "runtime error") && !strstr(err, "Sanitizer"), "%s", err);
-    free(err);
-    char *out = slurp("out");
-    out[strcspn(out, "\n")] = '\0';
-    return out;
-}
 
 /* The golden prompt as --ids. */
 static char golden_ids[256];
 
 static void setup(void) {
-    const char *bindir = getenv("BINDIR") ? getenv("BINDIR") : "";
-    snprintf(demo, sizeof demo, "%s/%sch07_deltanet/ch07_model", REPO_ROOT, bindir);
-    snprintf(synth, sizeof synth, "%s/%sch01_weights/make_synthetic", REPO_ROOT, bindir);
-    tiny = golden_tiny_dir();
-    snprintf(tmp, sizeof tmp, "/tmp/test_ch07_model.%d", (int)getpid());
-    Error err;
-    if (!make_dirs(tmp, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        exit(1);
-    }
+    demo_setup("test_ch07_model");
     golden_open(&golden);
     const Tensor *ids = st_find(&golden, "ids");
     for (int64_t i = 0, o = 0; i < ids->numel; i++)
@@ -83,9 +34,7 @@ static void setup(void) {
 
 static void teardown(void) {
     st_close(&golden);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
+    demo_teardown();
 }
 
 START_TEST(dump_matches_reference) {
@@ -206,20 +155,6 @@ START_TEST(save_at_a_full_context) {
 }
 END_TEST
 
-/* Exit 1 and exactly one line on stderr containing fragment. */
-static void expect_refused(const char *args, const char *fragment) {
-    int rc = run(args);
-    char *err = slurp("err"), *out = slurp("out");
-    char what[80]; /* the command line, cut for the report */
-    snprintf(what, sizeof what, "%s", args);
-    ck_assert_msg(rc == 1, "%s: exit %d (%s)", what, rc, err);
-    ck_assert_msg(strstr(err, fragment), "%s: stderr lacks '%s': %s", what, fragment, err);
-    ck_assert_msg(strchr(err, '\n') == strrchr(err, '\n'), "%s: more than one line: %s", what, err);
-    ck_assert_msg(out[0] == '\0', "%s: printed on stdout: %s", what, out);
-    printf("ok   refused: %s", err);
-    free(err), free(out);
-}
-
 START_TEST(bad_states) {
     char args[2048], path[512], other[512];
     snprintf(path, sizeof path, "%s/good.safetensors", tmp);
@@ -317,7 +252,8 @@ START_TEST(nonfinite_logits_stop) {
     snprintf(dir, sizeof dir, "%s/nan", tmp);
     tiny = dir;
     expect_refused("--ids 1,2,3 -n 4", "the logits after 3 tokens are NaN");
-    expect_refused("--ids 1,2,3 -n 4 --temp 1e7 --top-p 1e-6", "the weights or the state hold non-finite");
+    expect_refused("--ids 1,2,3 -n 4 --temp 1e7 --top-p 1e-6",
+                   "the weights or the state hold numbers that are not finite");
     expect_refused("--ids 1,2,3 -n 4 --temp 0.8 --top-k 5", "the logits after 3 tokens are NaN");
     tiny = saved_tiny;
 }

@@ -91,4 +91,49 @@ else
 fi
 [ "$(grep -c . "$out")" -eq 2 ] && ok "interactive: one answer line per turn" || fail "interactive: $(grep -c . "$out") answer lines"
 
+# 5. A chat that goes on. Each bad line gets one line on stderr with the offset in the
+#    line as typed, and the next prompt; the good line after it is turn 1; end of input
+#    ends the chat normally and --save-state is written.
+count() { grep -c -- "$1" "$err"; }
+printf 'ab\377c\nx\0y\n\nabc\n' | "$demo" --model "$tmp/tok" --interactive -n 2 --save-state "$tmp/chat.st" >"$out" 2>"$err"
+[ $? -eq 0 ] && ok "bad lines: the chat goes on to the end, status 0" || fail "bad lines: exit status"
+[ "$(count 'ch07_model: the line is not valid UTF-8: byte 0xFF at offset 2; nothing of it was read, the chat goes on')" -eq 1 ] \
+    && ok "bad lines: invalid UTF-8, at its offset in the line" || fail "bad lines: the UTF-8 line"
+[ "$(count 'ch07_model: the line holds a NUL byte at offset 1;')" -eq 1 ] && ok "bad lines: a NUL byte" || fail "bad lines: the NUL line"
+[ "$(count '第 1 轮')" -eq 1 ] && [ "$(count '第 2 轮')" -eq 0 ] && ok "bad lines: the good line is turn 1" || fail "bad lines: turns"
+grep -q "状态.*已写到 $tmp/chat.st" "$err" && [ -s "$tmp/chat.st" ] && ok "bad lines: the state saved at the end" \
+    || fail "bad lines: no state saved"
+
+# a line beyond the 1 MiB a line may take, then a good one
+{ head -c 1100000 /dev/zero | tr '\0' a; printf '\nabc\n'; } | "$demo" --model "$tmp/tok" --interactive -n 2 >"$out" 2>"$err"
+[ $? -eq 0 ] && [ "$(count 'the line is longer than the 1048576 bytes a line may take')" -eq 1 ] && [ "$(count '第 1 轮')" -eq 1 ] \
+    && ok "a line of 1.1 MB: refused, the chat goes on" || fail "a line of 1.1 MB"
+
+# a context of 40 positions: a line that does not fit is refused; an answer that
+# fills the context ends with a notice; the chat is saved, and the state loads
+cp -r "$tmp/tok" "$tmp/short" && sed -i 's/"max_position_embeddings":[[:space:]]*4096/"max_position_embeddings": 40/' "$tmp/short/config.json"
+long=$(i=0; while [ $i -lt 60 ]; do printf 'a '; i=$((i + 1)); done)
+printf '%s\nabc\nabc\n' "$long" | "$demo" --model "$tmp/short" --interactive -n 100 --save-state "$tmp/full.st" >"$out" 2>"$err"
+[ $? -eq 0 ] && ok "short context: status 0" || fail "short context: exit status"
+[ "$(count 'positions left, with room for an answer; nothing of it was read')" -eq 2 ] \
+    && ok "short context: the long line and the line after the full answer are refused" || fail "short context: refusals"
+[ "$(count '上下文满了：40 个 token 都用完了，这一轮的回答停在这里')" -eq 1 ] && [ "$(count '至今 40 个 token')" -eq 1 ] \
+    && ok "short context: the answer that fills it ends with a notice" || fail "short context: no notice"
+"$demo" --model "$tmp/short" --load-state "$tmp/full.st" -n 1 >"$out" 2>"$err" && [ "$(grep -c . "$out")" -eq 1 ] \
+    && ok "short context: the saved state loads" || fail "short context: the saved state"
+
+# no line break at all (/dev/zero): one line, status 1, within the memory limit
+"$demo" --model "$tmp/tok" --interactive --max-memory 500M </dev/zero >"$out" 2>"$err"
+[ $? -eq 1 ] && [ "$(count 'ch07_model: stdin: no line break in 65 MiB, which is not lines of text')" -eq 1 ] \
+    && ok "/dev/zero: one error line, status 1" || fail "/dev/zero"
+if [ -x /usr/bin/time ]; then
+    kb=$(/usr/bin/time -f %M "$demo" --model "$tmp/tok" --interactive --max-memory 500M </dev/zero 2>&1 >/dev/null | tail -n 1)
+    [ "$kb" -lt 300000 ] && ok "/dev/zero: peak memory $kb KB" || fail "/dev/zero: peak memory $kb KB"
+fi
+
+# a read error is an error, not the end of input; the chat so far is saved first
+"$demo" --model "$tmp/tok" --interactive --save-state "$tmp/err.st" </ >"$out" 2>"$err"
+[ $? -eq 1 ] && grep -q '^ch07_model: cannot read stdin: Is a directory$' "$err" && [ -s "$tmp/err.st" ] \
+    && ok "a read error on stdin: status 1, the state saved" || fail "a read error on stdin"
+
 finish
