@@ -356,6 +356,7 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < ARRAY_LEN(ref); i++) tok_ids_push(&ids, ref[i]);
         Model m;
         if (!model_open(&m, dir, &err)) die("%s", err.msg);
+        demo_note_checkpoint(&m);
         for (int i = 0; i < ids.n; i++)
             if (ids.ids[i] >= m.ck.config.vocab_size)
                 die("%s/config.json: vocab_size %d is too small for the reference ids", dir,
@@ -406,7 +407,7 @@ int main(int argc, char **argv) {
         TokenIds ids = encode_or_die(&tok, text);
         Model m;
         if (dir && !model_open(&m, dir, &err)) die("%s", err.msg);
-        if (dir) require_memory(&m, ids.n);
+        if (dir) demo_note_checkpoint(&m), require_memory(&m, ids.n);
         show_tokenizer(&tok, load_ms);
         show_tokens(&tok, text, &ids);
         /* The book's chapter 7 runs the same sentence joined 20 times with "。". */

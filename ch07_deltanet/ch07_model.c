@@ -691,6 +691,7 @@ static void interactive(const Options *o, const Model *m, RunState *s, const Tok
     int im_end = tok_token_id(tok, "<|im_end|>");
     bool closed = seen.n == 0 || (im_end >= 0 && seen.ids[seen.n - 1] == im_end);
     int n_new = o->n_new >= 0 ? (int)o->n_new : DEFAULT_NEW;
+    demo_synthetic_notice(); /* a chat goes on and on: the notice comes first */
     touch_weights(m);
     fprintf(stderr, "和模型对话：每轮只读这一轮的新 token，之前的都在 KV cache 和记忆表里。Ctrl-D 结束。\n");
     char *line = NULL;

@@ -46,6 +46,8 @@ if "$synth" --size full --zeros --out "$tmp/full" >/dev/null 2>&1; then
     exact_line "full: 1000 tokens" "  1000 个 token：6 层全注意力的 KV cache 23.4 MB，18 层 DeltaNet 19.3 MB，合计 42.7 MB；要是 24 层全是全注意力：93.8 MB"
     exact_line "full: 3000 tokens" "  3000 个 token：6 层全注意力的 KV cache 70.3 MB，18 层 DeltaNet 19.3 MB，合计 89.6 MB；要是 24 层全是全注意力：281.2 MB"
     exact_line "full: cross-over" "  交叉点：274 个 token 时一层全注意力的 KV cache 和一层 DeltaNet 的状态一样大；过了这个长度，全是全注意力的模型就比这个混合结构存得多，而且越来越多"
+    grep -qxF "ch07_model: 这个检查点是 make_synthetic 写的，权重全是 0：由权重决定的数和生成的文字都没有意义（只由形状决定的行和真实的模型一样）" "$err" \
+        && ok "full: says the weights are all zeros" || fail "full: no word about the zero weights"
     rm -rf "$tmp/full"
 else
     fail "make_synthetic --size full --zeros"
@@ -72,7 +74,15 @@ cp -r "$tiny" "$tmp/tok" && cp ch02_embedding/tests/data/tiny_tokenizer.json "$t
 head -c 7 "$out" | grep -q '^abc 你' && ok "prompt: starts with the prompt" || fail "prompt: does not start with it"
 grep -q '^ch07_model: 提示 3 个 token，生成 6 个；prefill .* tok/s，decode .* tok/s，第一个 token 用了 .* s；权重 .* GB，状态 .* MB，内存峰值 .* MB$' "$err" \
     && ok "prompt: the summary line" || fail "prompt: no summary line"
-[ "$(wc -l <"$err")" -eq 1 ] && ok "prompt: nothing else on stderr" || fail "prompt: $(wc -l <"$err") lines on stderr"
+# make_synthetic wrote the weights: said once, after the summary (the text above it means nothing)
+notice="ch07_model: 这个检查点是 make_synthetic 写的，权重是随机数：由权重决定的数和生成的文字都没有意义（只由形状决定的行和真实的模型一样）"
+[ "$(wc -l <"$err")" -eq 2 ] && [ "$(tail -n 1 "$err")" = "$notice" ] && ok "prompt: the summary, then the random weights said once" \
+    || fail "prompt: $(wc -l <"$err") lines on stderr"
+# a checkpoint without the mark (the same shard, the key renamed): nothing said
+cp -r "$tmp/tok" "$tmp/unmarked" && perl -pi -e 's/workbook\.synthetic/workbook.xynthetic/' "$tmp/unmarked"/model.safetensors-*.safetensors
+"$demo" --model "$tmp/unmarked" --prompt "abc" -n 2 >"$out" 2>"$err" || fail "unmarked: exit status $?"
+[ "$(wc -l <"$err")" -eq 1 ] && ! grep -q make_synthetic "$err" && ok "unmarked: nothing said about the weights" \
+    || fail "unmarked: $(wc -l <"$err") lines on stderr"
 "$demo" --model "$tmp/tok" --prompt "abc" --chat -n 3 >"$out" 2>"$err" || fail "chat: exit status $?"
 grep -q 'chat template\|<|im_start|>' "$err" && fail "chat: the template leaked" || ok "chat: runs"
 
@@ -81,6 +91,8 @@ grep -q 'chat template\|<|im_start|>' "$err" && fail "chat: the template leaked"
 #    state stays the same size while the KV cache grows.
 printf 'abc\nxyz\n' | "$demo" --model "$tmp/tok" --interactive -n 4 >"$out" 2>"$err"
 [ $? -eq 0 ] && ok "interactive: end of input ends it, status 0" || fail "interactive: exit status"
+[ "$(grep -c make_synthetic "$err")" -eq 1 ] && [ "$(head -n 1 "$err")" = "$notice" ] \
+    && ok "interactive: the random weights said once, before the chat" || fail "interactive: the notice"
 t1=$(sed -n 's/.*第 1 轮：读入 \([0-9]*\) 个新 token.*至今 \([0-9]*\) 个 token.*DeltaNet 状态 \([0-9.]*\) MB.*/\1 \2 \3/p' "$err")
 t2=$(sed -n 's/.*第 2 轮：读入 \([0-9]*\) 个新 token.*至今 \([0-9]*\) 个 token.*DeltaNet 状态 \([0-9.]*\) MB.*/\1 \2 \3/p' "$err")
 set -- $t1 $t2

@@ -241,7 +241,12 @@ bool error_set(Error *err, const char *fmt, ...) {
     return false;
 }
 
+static bool g_dying;
+
+bool dying(void) { return g_dying; }
+
 void die(const char *fmt, ...) {
+    g_dying = true;
     /* die("%s", err.msg) prints a message error_set() made: its arguments are
      * escaped already, and its own line breaks stay */
     bool keep_layout = strcmp(fmt, "%s") == 0;

@@ -45,6 +45,9 @@ bool error_set(Error *err, const char *fmt, ...) __attribute__((format(printf, 2
 
 /* Prints "<program>: <message>" to stderr and exits with status 1. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* True once die() has begun: an at-exit handler tells a failed run from one that
+ * finished (and stays quiet after the one error line). */
+bool dying(void);
 
 /* s with its control characters, DEL, C1 controls and non-UTF-8 bytes escaped (as
  * in error messages), into buf; cut short, but always terminated, if it does not
