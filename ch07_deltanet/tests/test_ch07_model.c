@@ -207,6 +207,7 @@ START_TEST(bad_flags) {
     expect_refused("--think --ids 1", "--think goes with --chat");
     expect_refused("--prompt a --ids 1", "one at a time");
     expect_refused("--frobnicate", "unknown option");
+    expect_refused("--save-state nowhere.st", "--save-state saves a run: give --prompt TEXT"); /* the walkthrough */
     /* --dump needs a prompt: the walkthrough, or a loaded state alone, would write nothing */
     char dump_args[1024], dump_path[512];
     snprintf(dump_path, sizeof dump_path, "%s/nothing.safetensors", tmp);
