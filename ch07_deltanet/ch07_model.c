@@ -74,29 +74,30 @@ typedef struct {
 } Options;
 
 static void usage(FILE *to) {
-    fprintf(to,
-            "usage: %s [--model DIR] [--prompt TEXT | --ids 1,2,3 | --interactive]\n"
-            "         [-n N] [--chat [--think]] [--temp T] [--top-k K] [--top-p P] [--seed S]\n"
-            "         [--threads N] [--dump FILE] [--save-state FILE] [--load-state FILE]\n"
-            "         [--reference] [--max-memory SIZE] [--help]\n"
-            "The whole Qwen3.5 (chapter 7). No prompt: the assembly walked through on the\n"
-            "book's sentence; a prompt: text to stdout, a summary line on stderr.\n" DEMO_HELP_MODEL
-            "  --prompt TEXT      continue TEXT, in which <|im_end|> and the like are special\n"
-            "                     tokens, as in Hugging Face (--chat: plain text, as typed)\n"
-            "  --ids 1,2,3        the prompt as token ids (no tokenizer needed)\n"
-            "  -n N               tokens to generate (default %d, at most what the context\n"
-            "                     has left; 0: read the prompt only)\n"
-            "  --chat [--think]   the prompt in the chat template (--think: thinking on)\n"
-            "  --interactive      a chat in the terminal, Ctrl-D ends it; a line holds at\n"
-            "                     most 1 MiB (and what --max-memory leaves), typed as text\n"
-            "  --temp T           sampling temperature (0: greedy); --top-k K and --top-p P\n"
-            "                     filter; default: generation_config.json, else greedy;\n"
-            "                     --seed S repeats a sampled run (default 0)\n"
-            "  --dump FILE        write embed, layer.{i}, final_norm, logits of the prompt\n"
-            "  --save-state FILE  at the end, replace FILE whole with every layer's state;\n"
-            "  --load-state FILE  go on from such a state (the two may be the same file)\n"
-            "  --threads N        OpenMP threads; --reference: the readable loops (slow)\n" DEMO_HELP_MAX_MEMORY,
-            program_name(), DEFAULT_NEW);
+    fprintf(
+        to,
+        "usage: %s [--model DIR] [--prompt TEXT | --ids 1,2,3 | --interactive]\n"
+        "         [-n N] [--chat [--think]] [--temp T] [--top-k K] [--top-p P] [--seed S]\n"
+        "         [--threads N] [--dump FILE] [--save-state FILE] [--load-state FILE]\n"
+        "         [--reference] [--max-memory SIZE] [--help]\n"
+        "The whole Qwen3.5 (chapter 7). No prompt: the assembly walked through on the\n"
+        "book's sentence; a prompt: text to stdout, a summary line on stderr.\n" DEMO_HELP_MODEL
+        "  --prompt TEXT      continue TEXT, in which <|im_end|> and the like are special\n"
+        "                     tokens, as in Hugging Face (--chat: plain text, as typed)\n"
+        "  --ids 1,2,3        the prompt as token ids (no tokenizer needed)\n"
+        "  -n N               tokens to generate (default %d, at most what the context\n"
+        "                     has left; 0: read the prompt only)\n"
+        "  --chat [--think]   the prompt in the chat template (--think: thinking on)\n"
+        "  --interactive      a chat in the terminal, Ctrl-D ends it; a line holds at\n"
+        "                     most 1 MiB (and what --max-memory leaves), typed as text\n"
+        "  --temp T           sampling temperature (0: greedy); --top-k K and --top-p P\n"
+        "                     filter; default: generation_config.json, else greedy;\n"
+        "                     --seed S repeats a sampled run (default 0)\n"
+        "  --dump FILE        write embed, layer.{i}, final_norm, logits of the prompt\n"
+        "  --save-state FILE  at the end, replace FILE whole with every layer's state;\n"
+        "  --load-state FILE  go on from such a state (the two may be the same file)\n"
+        "  --threads N        OpenMP threads; --reference: the readable loops (slow)\n" DEMO_HELP_MAX_MEMORY,
+        program_name(), DEFAULT_NEW);
 }
 
 /* A whole number in [lo, hi] for flag (util.h's rule: digits only), or death with
@@ -478,7 +479,8 @@ static bool config_number(const cJSON *g, const char *key, double lo, double hi,
     if (!v) return false;
     double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
     if (!(x >= lo && x <= hi) || (whole && x != floor(x)))
-        die("%s: \"%s\" must be %s from %g to %g", path, key, whole ? "a whole number" : "a number", lo, hi);
+        die("%s: \"%s\" must be %s from %.15g to %.15g", path, key, whole ? "a whole number" : "a number", lo,
+            hi);
     *out = x;
     return true;
 }

@@ -15,6 +15,7 @@
 
 #include "helpers.h"
 #include "qwen/safetensors.h"
+#include "tests/empty_tensors.h"
 
 static char *dir; /* scratch folder of the running test */
 
@@ -201,6 +202,17 @@ START_TEST(misaligned_tensors_get_aligned_copies) {
 }
 END_TEST
 
+/* Whether path opens under a memory limit of limit bytes (the limit is then the
+ * default again); err says why not. */
+static bool opens_within(const char *path, uint64_t limit, Error *err) {
+    mem_set_limit(limit);
+    SafeTensors st;
+    bool opened = st_open(&st, path, err);
+    mem_set_limit(0);
+    if (opened) st_close(&st);
+    return opened;
+}
+
 /* An aligned copy counts against the memory limit: beyond it the open fails with one
  * line (the reader never exits on a file's account). */
 START_TEST(aligned_copies_respect_the_memory_limit) {
@@ -211,15 +223,11 @@ START_TEST(aligned_copies_respect_the_memory_limit) {
     char *path = in_dir(dir, "misaligned.safetensors");
     write_st(path, header, 1, data, 2097152); /* both tensors start 1 byte off */
     free(data);
-    mem_set_limit(1500000); /* one copy of 1 MiB fits, two do not */
-    SafeTensors st;
     Error err = {{0}};
-    bool opened = st_open(&st, path, &err);
-    mem_set_limit(0);
-    if (opened) st_close(&st);
-    ck_assert_msg(!opened, "two copies of 1 MiB under a 1.5 MB limit");
+    ck_assert_msg(!opens_within(path, 1500000, &err), "two copies of 1 MiB under a 1.5 MB limit");
     ck_assert_error(err, path, "aligned copy of the misaligned tensor 'b'",
                     "would need about 2.1 MB of memory (2,097,152 bytes)");
+    SafeTensors st;
     ck_assert_msg(st_open(&st, path, &err), "%s", err.msg);
     ck_assert_int_eq(st.n_copies, 2);
     st_close(&st);
@@ -232,22 +240,13 @@ END_TEST
  * 1.2 MB to read. Under a limit of 5 MB the open fails with one line naming the
  * file; with the default limit it opens. */
 START_TEST(header_counts_against_the_memory_limit) {
-    Text h = {0};
-    text_add(&h, "{");
-    for (int i = 0; i < 20000; i++)
-        text_add(&h, "%s\"t%05d\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}", i ? "," : "", i);
-    text_add(&h, "}");
-    char *path = in_dir(dir, "many.safetensors");
-    write_st(path, h.s, 0, NULL, 0);
-    free(h.s);
-    mem_set_limit(5000000);
-    SafeTensors st;
+    char *header = header_of_empty_tensors(20000), *path = in_dir(dir, "many.safetensors");
+    write_st(path, header, 0, NULL, 0);
+    free(header);
     Error err = {{0}};
-    bool opened = st_open(&st, path, &err);
-    mem_set_limit(0);
-    if (opened) st_close(&st);
-    ck_assert_msg(!opened, "a header of 20,000 tensors read under a 5 MB limit");
+    ck_assert_msg(!opens_within(path, 5000000, &err), "a header of 20,000 tensors read under a 5 MB limit");
     ck_assert_error(err, path, "reading its header of", "would need about", "more than the limit of 5.0 MB");
+    SafeTensors st;
     ck_assert_msg(st_open(&st, path, &err), "%s", err.msg);
     ck_assert_int_eq(st.count, 20000);
     st_close(&st);

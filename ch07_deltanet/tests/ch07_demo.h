@@ -8,7 +8,9 @@
  *   expect_refused(args, fragment)
  *                          exit 1, nothing on stdout, exactly one line on stderr, which
  *                          holds fragment;
- *   slurp(name)            a file of tmp, whole.
+ *   slurp(name)            a file of tmp, whole;
+ *   run_in_process(suite)  runs the suite in this process (the tests share the scratch
+ *                          folder and the demo's paths): 0 when every test passed.
  */
 #ifndef CH07_DEMO_H
 #define CH07_DEMO_H
@@ -88,6 +90,15 @@ static void expect_refused(const char *args, const char *fragment) {
     ck_assert_msg(out[0] == '\0', "%s: printed on stdout: %s", what, out);
     printf("ok   refused: %s", err);
     free(err), free(out);
+}
+
+static int run_in_process(Suite *s) {
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
 }
 
 #endif

@@ -274,10 +274,5 @@ int main(void) {
     tcase_add_test(tc, bad_flags);
     tcase_add_test(tc, nonfinite_logits_stop);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_in_process(s);
 }
