@@ -172,8 +172,8 @@ static void show_tokenizer(const Tokenizer *tok, double load_ms) {
 }
 
 static void show_tokens(const Tokenizer *tok, const char *text, const TokenIds *ids) {
-    printf("\"%s\"：%d 个字，%zu 个 UTF-8 字节 → %d 个 token\n", text, count_chars(text), strlen(text),
-           ids->n);
+    printf("\"%s\"：%d 个字，%zu 个 UTF-8 字节 → %lld 个 token\n", text, count_chars(text), strlen(text),
+           (long long)ids->n);
     for (int i = 0; i < ids->n; i++) {
         printf("  %6d  %s  ", ids->ids[i], tok_token(tok, ids->ids[i]));
         print_piece_text(tok, ids->ids[i]);
@@ -234,8 +234,9 @@ static void show_embedding(const Model *m, const Tokenizer *tok, const TokenIds 
     float *ids_f = dump_buffer(&dump, "ids", 1, (int64_t[]){ids->n});           /* [T] */
     for (int i = 0; i < ids->n; i++) ids_f[i] = (float)ids->ids[i];
     if (!emb_lookup(&emb, ids->ids, ids->n, x, &err)) die("%s", err.msg);
-    printf("查表：%d 个 id → 形状 (1, %d, %d) 的 float32，只读了这 %d 行（%s 字节），整张表一个数也没转换\n",
-           ids->n, ids->n, emb.hidden, ids->n,
+    printf("查表：%lld 个 id → 形状 (1, %lld, %d) 的 float32，只读了这 %lld 行（%s "
+           "字节），整张表一个数也没转换\n",
+           (long long)ids->n, (long long)ids->n, emb.hidden, (long long)ids->n,
            grouped((long long)ids->n * emb.hidden * dtype_size(t->dtype), a));
     for (int i = 0; i < ids->n; i++) {
         const float *row = x + (size_t)i * emb.hidden;
@@ -265,7 +266,7 @@ static void show_chat(const Tokenizer *tok, const char *text, bool thinking) {
            thinking ? "思考模式：生成提示以 <think> 开头，模型先写推理"
                     : "Qwen3.5-0.8B 默认不思考：生成提示后面跟一个空的 <think></think>",
            prompt);
-    printf("共 %d 个 token：", ids.n);
+    printf("共 %lld 个 token：", (long long)ids.n);
     print_ids(stdout, ids.ids, ids.n, ", ");
     printf("\n");
     tok_ids_free(&ids);
@@ -355,15 +356,16 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < ARRAY_LEN(ref); i++) tok_ids_push(&ids, ref[i]);
         Model m;
         if (!model_open(&m, dir, &err)) die("%s", err.msg);
+        demo_note_checkpoint(&m);
         for (int i = 0; i < ids.n; i++)
             if (ids.ids[i] >= m.ck.config.vocab_size)
                 die("%s/config.json: vocab_size %d is too small for the reference ids", dir,
                     m.ck.config.vocab_size);
         require_memory(&m, ids.n);
         fprintf(stderr,
-                "%s: 模型目录里没有 tokenizer.json，分词这一半跳过了，查表用参考脚本的 %d 个 token id"
+                "%s: 模型目录里没有 tokenizer.json，分词这一半跳过了，查表用参考脚本的 %lld 个 token id"
                 "（要看分词：把 Qwen3.5-0.8B 下载里的 tokenizer.json 复制进来，或者用 --tokenizer FILE）\n",
-                program_name(), ids.n);
+                program_name(), (long long)ids.n);
         show_embedding(&m, NULL, &ids, dump_path);
         model_close(&m);
         tok_ids_free(&ids);
@@ -405,7 +407,7 @@ int main(int argc, char **argv) {
         TokenIds ids = encode_or_die(&tok, text);
         Model m;
         if (dir && !model_open(&m, dir, &err)) die("%s", err.msg);
-        if (dir) require_memory(&m, ids.n);
+        if (dir) demo_note_checkpoint(&m), require_memory(&m, ids.n);
         show_tokenizer(&tok, load_ms);
         show_tokens(&tok, text, &ids);
         /* The book's chapter 7 runs the same sentence joined 20 times with "。". */
@@ -413,8 +415,8 @@ int main(int argc, char **argv) {
         char *joined = xmalloc(20 * n + 19 * strlen("。") + 1), *p = joined;
         for (int i = 0; i < 20; i++) p += sprintf(p, "%s%s", i ? "。" : "", BOOK_SENTENCE);
         TokenIds long_ids = encode_or_die(&tok, joined);
-        printf("第 7 章的长输入（这句话用「。」连 20 遍，%d 个字）：%d 个 token\n", count_chars(joined),
-               long_ids.n);
+        printf("第 7 章的长输入（这句话用「。」连 20 遍，%d 个字）：%lld 个 token\n", count_chars(joined),
+               (long long)long_ids.n);
         tok_ids_free(&long_ids);
         free(joined);
 

@@ -161,8 +161,8 @@ static void text_ids(const Options *o, const Checkpoint *ck, TokenIds *short_ids
         char label[128];
         if (!sentence_ids(ck, NULL, short_ids, label, sizeof label, &err)) die("%s", err.msg);
         copies_of(short_ids, -1, long_ids);
-        snprintf(notice, notice_size, "%s: 长文本是这 %d 个 id 重复 %d 遍\n", program_name(), short_ids->n,
-                 COPIES);
+        snprintf(notice, notice_size, "%s: 长文本是这 %lld 个 id 重复 %d 遍\n", program_name(),
+                 (long long)short_ids->n, COPIES);
     }
     free(path);
 }
@@ -409,8 +409,8 @@ static void require_memory(const Options *o, const DeltaNetDims *d, const TokenI
                                               long_ids->n)));
     need = size_add(need, size_mul(size_add(short_ids->n, long_ids->n), sizeof(int)));
     char what[128];
-    snprintf(what, sizeof what, "layer %d on %d tokens and on the long text of %d", LAYER, short_ids->n,
-             long_ids->n);
+    snprintf(what, sizeof what, "layer %d on %lld tokens and on the long text of %lld", LAYER,
+             (long long)short_ids->n, (long long)long_ids->n);
     demo_require_memory(need, what);
 }
 
@@ -472,8 +472,8 @@ int main(int argc, char **argv) {
         g_min = fminf(g_min, decay), g_max = fmaxf(g_max, decay);
         b_min = fminf(b_min, a->beta[i]), b_max = fmaxf(b_max, a->beta[i]);
     }
-    printf("第 %d 层对这 %d 个 token：衰减 exp(g) 的范围 [%.2f, %.2f]，β 的范围 [%.2f, %.2f]\n", LAYER,
-           short_ids.n, g_min, g_max, b_min, b_max);
+    printf("第 %d 层对这 %lld 个 token：衰减 exp(g) 的范围 [%.2f, %.2f]，β 的范围 [%.2f, %.2f]\n", LAYER,
+           (long long)short_ids.n, g_min, g_max, b_min, b_max);
 
     /* 4. the same (k, v) written six times */
     rewrite_experiment();

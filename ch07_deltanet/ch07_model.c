@@ -16,12 +16,19 @@
  *   4. a greedy continuation of the sentence, streamed.
  *
  * With --prompt TEXT (or --ids) it generates: the text streams to stdout as the
- * tokens come (never half a UTF-8 character), and one summary line goes to stderr.
- * --interactive is a multi-turn chat that keeps the caches and tables between turns,
- * so each turn reads only its own tokens.
+ * tokens come (never half a UTF-8 character; control characters escaped when stdout
+ * is a terminal), and one summary line goes to stderr. --interactive is a multi-turn
+ * chat that keeps the caches and tables between turns, so each turn reads only its
+ * own tokens; a bad line (not UTF-8, a NUL byte, too long) is refused with one line
+ * and the chat goes on. In a chat (--chat, --interactive) what the user writes is
+ * text: only the chat template writes control tokens (tokenizer.h's tok_chat_encode).
+ * --save-state and --load-state keep a conversation in a file (workbook/statefile.h).
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,13 +43,17 @@
 #include "qwen/sample.h"
 #include "qwen/tokenizer.h"
 #include "workbook/demo.h"
+#include "workbook/jsonstr.h"
 #include "workbook/sentence.h"
+#include "workbook/statefile.h"
 #include "workbook/textstream.h"
+#include "workbook/utf8.h"
 #include "workbook/util.h"
 
-#define CHUNK           256 /* tokens per pass through the layers (model.h) */
-#define WALK_NEW_TOKENS 20  /* the walkthrough's greedy continuation */
-#define DEFAULT_NEW     256 /* -n when not given */
+#define CHUNK           256       /* tokens per pass through the layers (model.h) */
+#define WALK_NEW_TOKENS 20        /* the walkthrough's greedy continuation */
+#define DEFAULT_NEW     256       /* -n when not given */
+#define CHAT_LINE_MAX   (1 << 20) /* bytes of one line typed in --interactive (1 MiB) */
 
 /* ---- command line --------------------------------------------------------------------- */
 
@@ -56,7 +67,8 @@ typedef struct {
     double temp, top_p;     /* --temp, --top-p (NAN: not given) */
     long top_k;             /* --top-k (-1: not given) */
     uint64_t seed;          /* --seed */
-    long threads;           /* --threads (0: OpenMP's default) */
+    long threads;           /* --threads (0: the pool's default) */
+    bool escape;            /* stdout is a terminal: generated control characters escaped */
     const char *save_state; /* --save-state FILE */
     const char *load_state; /* --load-state FILE */
 } Options;
@@ -68,23 +80,23 @@ static void usage(FILE *to) {
         "         [-n N] [--chat [--think]] [--temp T] [--top-k K] [--top-p P] [--seed S]\n"
         "         [--threads N] [--dump FILE] [--save-state FILE] [--load-state FILE]\n"
         "         [--reference] [--max-memory SIZE] [--help]\n"
-        "Chapter 7: the whole Qwen3.5 assembled from the chapters' parts. Without a\n"
-        "prompt: the assembly walked through on the book's sentence; with one: text.\n" DEMO_HELP_MODEL
-        "  --prompt TEXT      continue TEXT (to stdout; a summary line on stderr)\n"
+        "The whole Qwen3.5 (chapter 7). No prompt: the assembly walked through on the\n"
+        "book's sentence; a prompt: text to stdout, a summary line on stderr.\n" DEMO_HELP_MODEL
+        "  --prompt TEXT      continue TEXT, in which <|im_end|> and the like are special\n"
+        "                     tokens, as in Hugging Face (--chat: plain text, as typed)\n"
         "  --ids 1,2,3        the prompt as token ids (no tokenizer needed)\n"
-        "  -n N               tokens to generate (default %d; 0: read the prompt only)\n"
-        "  --chat             wrap the prompt in the chat template (thinking off)\n"
-        "  --think            with --chat: let the model think first\n"
-        "  --interactive      a chat in the terminal; each turn reads only its own\n"
-        "                     tokens; Ctrl-D ends it\n"
+        "  -n N               tokens to generate (default %d, at most what the context\n"
+        "                     has left; 0: read the prompt only)\n"
+        "  --chat [--think]   the prompt in the chat template (--think: thinking on)\n"
+        "  --interactive      a chat in the terminal, Ctrl-D ends it; a line holds at\n"
+        "                     most 1 MiB (and what --max-memory leaves), typed as text\n"
         "  --temp T           sampling temperature (0: greedy); --top-k K and --top-p P\n"
-        "                     filter the candidates; default: generation_config.json,\n"
-        "                     else greedy; --seed S repeats a sampled run (default 0)\n"
-        "  --threads N        OpenMP threads (the results do not depend on it)\n"
+        "                     filter; default: generation_config.json, else greedy;\n"
+        "                     --seed S repeats a sampled run (default 0)\n"
         "  --dump FILE        write embed, layer.{i}, final_norm, logits of the prompt\n"
-        "  --save-state FILE  after the run, write every layer's state and the tokens\n"
-        "  --load-state FILE  start from such a state instead of an empty one\n"
-        "  --reference        one token at a time through the readable loops (slow)\n" DEMO_HELP_MAX_MEMORY,
+        "  --save-state FILE  at the end, replace FILE whole with every layer's state;\n"
+        "  --load-state FILE  go on from such a state (the two may be the same file)\n"
+        "  --threads N        worker threads; --reference: the readable loops (slow)\n" DEMO_HELP_MAX_MEMORY,
         program_name(), DEFAULT_NEW);
 }
 
@@ -97,12 +109,12 @@ static uint64_t whole_number(const char *flag, const char *v, uint64_t lo, uint6
     return x;
 }
 
-/* A finite number for flag. */
+/* A real number for flag (util.h's rule: digits, a fraction, an exponent; no sign,
+ * no hex), or death with the flag's name. */
 static double real_number(const char *flag, const char *v) {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (end == v || *end || errno || !isfinite(x)) die("%s needs a number, got '%s'", flag, v);
+    double x;
+    Error err;
+    if (!parse_real(flag, v, &x, &err)) die("%s", err.msg);
     return x;
 }
 
@@ -112,7 +124,7 @@ static bool own_flag(void *ctx, int argc, char **argv, int *i) {
     if ((v = demo_value("--prompt", argc, argv, i)))
         o->prompt = v;
     else if ((v = demo_value("-n", argc, argv, i)))
-        o->n_new = whole_number("-n", v, 0, 1 << 24);
+        o->n_new = whole_number("-n", v, 0, INT_MAX); /* the context caps the run */
     else if (strcmp(argv[*i], "--chat") == 0)
         o->chat = true;
     else if (strcmp(argv[*i], "--think") == 0)
@@ -123,7 +135,7 @@ static bool own_flag(void *ctx, int argc, char **argv, int *i) {
         o->reference = true;
     else if ((v = demo_value("--temp", argc, argv, i))) {
         o->temp = real_number("--temp", v);
-        if (o->temp < 0) die("--temp must be 0 or more, got '%s'", v);
+        if (o->temp > FLT_MAX) die("--temp must be at most %g (a float), got '%s'", FLT_MAX, v);
     } else if ((v = demo_value("--top-k", argc, argv, i)))
         o->top_k = whole_number("--top-k", v, 0, 1 << 30);
     else if ((v = demo_value("--top-p", argc, argv, i))) {
@@ -152,7 +164,10 @@ static Options parse_args(int argc, char **argv) {
         die("--dump writes the tensors of a prompt: give --prompt TEXT or --ids 1,2,3 with it");
     if (o.think && !o.chat && !o.interactive) die("--think goes with --chat");
     if (o.prompt && !o.prompt[0]) die("--prompt: the prompt is empty");
+    if (o.save_state && !o.prompt && !o.common.ids && !o.load_state && !o.interactive)
+        die("--save-state saves a run: give --prompt TEXT, --ids 1,2,3, --load-state FILE or --interactive");
     if (o.threads > 0) pool_set_threads((int)o.threads);
+    o.escape = isatty(STDOUT_FILENO);
     return o;
 }
 
@@ -223,7 +238,16 @@ typedef struct {
     int generated;
     double decode_s; /* time of the token-by-token part */
     bool stopped;    /* ended on a stop token */
+    bool full;       /* ended because the context is full */
 } GenStats;
+
+/* stdout is where the text goes: once a write to it fails (a closed pipe, a full
+ * disk), nobody reads what follows, so the run stops at once. */
+static void stdout_failed(int error) { die("cannot write to stdout: %s", strerror(error ? error : EIO)); }
+
+static void flush_stdout(void) {
+    if (fflush(stdout) != 0 || ferror(stdout)) stdout_failed(errno);
+}
 
 /* Generates up to n tokens after what s has read: sample from s->logits, print, and
  * read the token back in, so that the state holds every token shown — but for one
@@ -237,10 +261,19 @@ static GenStats generate(const Model *m, RunState *s, Sampler *smp, const StopId
     Error err;
     for (int i = 0; i < n; i++) {
         int id = sample_next(smp, s->logits);
+        if (id < 0) { /* a NaN or an infinity: no token drawn from them would mean anything */
+            int bad = first_nonfinite(s->logits, smp->vocab);
+            die("the logits after %lld tokens are %s (logit %d is the first): the weights or the state hold "
+                "numbers that are not finite or overflow",
+                (long long)s->pos, isnan(s->logits[bad]) ? "NaN" : "infinite", bad);
+        }
         g.generated++;
         bool end = is_stop(stop, id);
-        if (!end) text_stream_token(out, id);
-        if (s->max_pos > 0 && s->pos + 1 > s->max_pos) break; /* the context is full */
+        if (!end && !text_stream_token(out, id)) stdout_failed(out->error);
+        if (s->max_pos > 0 && s->pos + 1 > s->max_pos) { /* no position left to read it at */
+            g.full = !end;
+            break;
+        }
         if (!model_forward(m, s, &id, 1, NULL, &err)) die("%s", err.msg);
         tok_ids_push(seen, id);
         if (end) {
@@ -248,9 +281,31 @@ static GenStats generate(const Model *m, RunState *s, Sampler *smp, const StopId
             break;
         }
     }
-    text_stream_end(out);
+    if (!text_stream_end(out)) stdout_failed(out->error);
     g.decode_s = now_seconds() - t0;
     return g;
+}
+
+/* At most n of the tokens generated after `at` positions can be read (the last one
+ * shown is not, when the context is full): the memory to plan for. */
+static int64_t readable(const RunState *s, int64_t at, int n) {
+    int64_t room = s->max_pos > 0 ? s->max_pos - at : INT64_MAX;
+    return room < n ? (room > 0 ? room : 0) : n;
+}
+
+/* The state to start from (--load-state), or death naming the file. */
+static void load_state(const char *path, const Model *m, RunState *s, TokenIds *seen, Sampler *smp) {
+    Error err;
+    if (!state_load(path, m, s, seen, &smp->rng, &err)) die("%s", err.msg);
+}
+
+/* --save-state: the state after the run, replacing the file whole. */
+static void save_state(const char *path, const Model *m, const RunState *s, const TokenIds *seen,
+                       const Sampler *smp) {
+    Error err;
+    if (!state_save(path, m, s, seen, smp->rng, &err)) die("%s", err.msg);
+    fprintf(stderr, "%s: 读过 %lld 个 token 之后的状态（%.1f MB）已写到 %s\n", program_name(),
+            (long long)seen->n, mib((double)run_state_bytes(s)), path);
 }
 
 /* Largest |a − b| over n values. */
@@ -401,9 +456,11 @@ static void walkthrough(const Model *m, RunState *s, const Tokenizer *tok, const
     sampler_init(&greedy, m->ck.config.vocab_size, 0, 0, 1, 0);
     StopIds stop = stop_ids(m, tok);
     int n = o->n_new >= 0 ? (int)o->n_new : WALK_NEW_TOKENS;
+    if (readable(s, s->pos, n) < n) n = (int)readable(s, s->pos, n) + 1; /* the last one shown is not read */
+    demo_require_memory(run_bytes(m, CHUNK, s->pos + readable(s, s->pos, n)), "the greedy continuation");
     printf("贪心续写 %d 个 token：%s", n, tok ? BOOK_SENTENCE : "");
-    fflush(stdout);
-    TextStream out = {.tok = tok, .to = stdout};
+    flush_stdout();
+    TextStream out = {.tok = tok, .to = stdout, .escape = o->escape};
     TokenIds seen = {0};
     generate(m, s, &greedy, &stop, &out, n, &seen);
     printf("\n");
@@ -414,165 +471,62 @@ static void walkthrough(const Model *m, RunState *s, const Tokenizer *tok, const
 
 /* ---- the sampling settings ---------------------------------------------------------------- */
 
+/* A number of generation_config.json in [lo, hi] (a whole one when whole), or death
+ * naming the file and the key. Absent: false, *out untouched. */
+static bool config_number(const cJSON *g, const char *key, double lo, double hi, bool whole, const char *path,
+                          double *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, key);
+    if (!v) return false;
+    double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    if (!(x >= lo && x <= hi) || (whole && x != floor(x)))
+        die("%s: \"%s\" must be %s from %.15g to %.15g", path, key, whole ? "a whole number" : "a number", lo,
+            hi);
+    *out = x;
+    return true;
+}
+
 /* temperature / top_k / top_p from the flags, else from generation_config.json
- * (when it asks for sampling), else greedy. */
+ * (when it asks for sampling), else greedy. The file is optional; one that is there
+ * but is not JSON, or holds one of these keys with a value that is not a setting,
+ * is an error naming it (it would otherwise quietly mean greedy decoding). */
 static void sampling_settings(const Options *o, const Model *m, double *temp, long *top_k, double *top_p) {
     *temp = 0, *top_k = 0, *top_p = 1;
     char *path = path_join(m->ck.dir, "generation_config.json");
-    char *json = is_file(path) ? read_file(path, NULL, NULL) : NULL;
-    cJSON *g = json ? cJSON_Parse(json) : NULL;
-    if (g && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "do_sample"))) {
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(g, "temperature"),
-                    *k = cJSON_GetObjectItemCaseSensitive(g, "top_k"),
-                    *p = cJSON_GetObjectItemCaseSensitive(g, "top_p");
-        if (cJSON_IsNumber(t) && t->valuedouble >= 0 && isfinite(t->valuedouble)) *temp = t->valuedouble;
-        if (cJSON_IsNumber(k) && k->valuedouble >= 0 && k->valuedouble < 1e9) *top_k = (long)k->valuedouble;
-        if (cJSON_IsNumber(p) && p->valuedouble > 0 && p->valuedouble <= 1) *top_p = p->valuedouble;
+    bool missing;
+    if (file_problem(path, &missing) && missing) {
+        free(path);
+        path = NULL;
     }
-    cJSON_Delete(g);
-    free(json);
-    free(path);
+    if (path) {
+        Error err;
+        size_t len;
+        char *json = read_file(path, &len, &err);
+        cJSON *g = json ? json_parse_document(json, len, path, &err) : NULL;
+        if (!g) die("%s", err.msg);
+        if (!cJSON_IsObject(g)) die("%s: not a JSON object", path);
+        const cJSON *sample = cJSON_GetObjectItemCaseSensitive(g, "do_sample");
+        if (sample && !cJSON_IsBool(sample)) die("%s: \"do_sample\" must be true or false", path);
+        double t = 0, k = 0, p = 1;
+        config_number(g, "temperature", 0, FLT_MAX, false, path, &t);
+        config_number(g, "top_k", 0, 1 << 30, true, path, &k);
+        if (config_number(g, "top_p", 0, 1, false, path, &p) && p == 0)
+            die("%s: \"top_p\" must be above 0 (1 keeps every token)", path);
+        if (cJSON_IsTrue(sample)) *temp = t, *top_k = (long)k, *top_p = p;
+        cJSON_Delete(g);
+        free(json);
+        free(path);
+    }
     if (!isnan(o->temp)) *temp = o->temp;
     if (o->top_k >= 0) *top_k = o->top_k;
     if (!isnan(o->top_p)) *top_p = o->top_p;
 }
 
-/* ---- the generation state as a file -------------------------------------------------------- */
-
-/* The sizes a state belongs to; a state file must carry exactly these. */
-static void model_dims(const Config *c, float dims[12]) {
-    const int v[12] = {c->vocab_size,
-                       c->hidden_size,
-                       c->num_hidden_layers,
-                       c->num_key_value_heads,
-                       c->head_dim,
-                       c->linear_num_key_heads,
-                       c->linear_num_value_heads,
-                       c->linear_key_head_dim,
-                       c->linear_value_head_dim,
-                       c->linear_conv_kernel_dim,
-                       c->intermediate_size,
-                       c->num_attention_heads};
-    for (int i = 0; i < 12; i++) dims[i] = (float)v[i];
-}
-
-/* Every layer's state, the tokens read, the next-token logits and the sampler's
- * generator, as float32 safetensors (ids and the sizes are whole numbers below 2^24,
- * which float32 holds exactly; the generator's 64 bits go as four 16-bit parts). */
-static void save_state(const char *path, const Model *m, const RunState *s, const TokenIds *seen,
-                       const Sampler *smp) {
-    const Config *c = &m->ck.config;
-    StWriter w;
-    stw_init(&w);
-    float dims[12], rng[4], *tokens = xmalloc(sizeof(float) * (size_t)(seen->n ? seen->n : 1));
-    model_dims(c, dims);
-    for (int i = 0; i < 4; i++) rng[i] = (float)((smp->rng >> (16 * i)) & 0xFFFF);
-    for (int i = 0; i < seen->n; i++) tokens[i] = (float)seen->ids[i];
-    stw_add(&w, "model.dims", DTYPE_F32, 1, (int64_t[]){12}, dims);
-    stw_add(&w, "tokens", DTYPE_F32, 1, (int64_t[]){seen->n}, tokens);
-    stw_add(&w, "logits", DTYPE_F32, 1, (int64_t[]){c->vocab_size}, s->logits);
-    stw_add(&w, "sampler.rng", DTYPE_F32, 1, (int64_t[]){4}, rng);
-    char(*names)[64] = xmalloc(sizeof *names * 2 * (size_t)c->num_hidden_layers);
-    for (int i = 0; i < c->num_hidden_layers; i++) {
-        const LayerState *l = &s->layers[i];
-        if (m->layers[i].type == LAYER_FULL_ATTENTION) {
-            int64_t shape[3] = {l->kv.len, l->kv.n_kv_heads, l->kv.head_dim};
-            snprintf(names[2 * i], 64, "layers.%d.kv.k", i);
-            snprintf(names[2 * i + 1], 64, "layers.%d.kv.v", i);
-            stw_add(&w, names[2 * i], DTYPE_F32, 3, shape, l->kv.k);
-            stw_add(&w, names[2 * i + 1], DTYPE_F32, 3, shape, l->kv.v);
-        } else {
-            const DeltaNetDims *d = &m->layers[i].linear_attn.d;
-            snprintf(names[2 * i], 64, "layers.%d.conv", i);
-            snprintf(names[2 * i + 1], 64, "layers.%d.tables", i);
-            stw_add(&w, names[2 * i], DTYPE_F32, 2, (int64_t[]){d->kernel - 1, d->conv_dim}, l->dn.conv);
-            stw_add(&w, names[2 * i + 1], DTYPE_F32, 3, (int64_t[]){d->n_v, d->dk, d->dv}, l->dn.S);
-        }
-    }
-    Error err;
-    if (!stw_write(&w, path, NULL, &err)) die("%s", err.msg);
-    fprintf(stderr, "%s: 读过 %d 个 token 之后的状态（%.1f MB）已写到 %s\n", program_name(), seen->n,
-            mib((double)run_state_bytes(s)), path);
-    stw_free(&w);
-    free(names);
-    free(tokens);
-}
-
-/* The float32 tensor `name` of st with exactly this shape, or death naming the file. */
-static const float *state_tensor(const SafeTensors *st, const char *name, int ndim, const int64_t *shape) {
-    const Tensor *t = st_find(st, name);
-    if (!t) die("%s: not a state of this model: no tensor %s", st->path, name);
-    bool ok = t->dtype == DTYPE_F32 && t->ndim == ndim;
-    for (int i = 0; ok && i < ndim; i++) ok = t->shape[i] == shape[i];
-    if (!ok) {
-        char got[96];
-        die("%s: %s is %s %s, which is not the state of this model", st->path, name, dtype_name(t->dtype),
-            shape_str(t, got, sizeof got));
-    }
-    return t->data;
-}
-
-static void load_state(const char *path, const Model *m, RunState *s, TokenIds *seen, Sampler *smp) {
-    const Config *c = &m->ck.config;
-    SafeTensors st;
-    Error err;
-    if (!st_open(&st, path, &err)) die("%s", err.msg);
-    float dims[12];
-    model_dims(c, dims);
-    const float *got = state_tensor(&st, "model.dims", 1, (int64_t[]){12});
-    if (memcmp(got, dims, sizeof dims) != 0)
-        die("%s: the state of another model (its sizes differ from %s)", path, m->ck.dir);
-    const Tensor *tt = st_find(&st, "tokens");
-    if (!tt || tt->ndim != 1) die("%s: no token list", path);
-    int64_t n = tt->shape[0];
-    if (s->max_pos > 0 && n > s->max_pos)
-        die("%s: %lld tokens, more than the context allows", path, (long long)n);
-    const float *tokens = state_tensor(&st, "tokens", 1, (int64_t[]){n});
-    run_reset(s);
-    for (int64_t i = 0; i < n; i++) {
-        float v = tokens[i];
-        if (!(v >= 0 && v < c->vocab_size && v == floorf(v)))
-            die("%s: tokens[%lld] is not a token id", path, (long long)i);
-        tok_ids_push(seen, (int)v);
-    }
-    memcpy(s->logits, state_tensor(&st, "logits", 1, (int64_t[]){c->vocab_size}),
-           sizeof(float) * (size_t)c->vocab_size);
-    const float *rng = state_tensor(&st, "sampler.rng", 1, (int64_t[]){4});
-    smp->rng = 0;
-    for (int i = 0; i < 4; i++) {
-        if (!(rng[i] >= 0 && rng[i] < 65536 && rng[i] == floorf(rng[i])))
-            die("%s: sampler.rng is damaged", path);
-        smp->rng |= (uint64_t)rng[i] << (16 * i);
-    }
-    if (smp->rng == 0) die("%s: sampler.rng is damaged", path);
-    for (int i = 0; i < c->num_hidden_layers; i++) {
-        LayerState *l = &s->layers[i];
-        char name[64];
-        if (m->layers[i].type == LAYER_FULL_ATTENTION) {
-            int64_t shape[3] = {n, l->kv.n_kv_heads, l->kv.head_dim};
-            snprintf(name, sizeof name, "layers.%d.kv.k", i);
-            const float *k = state_tensor(&st, name, 3, shape);
-            snprintf(name, sizeof name, "layers.%d.kv.v", i);
-            const float *v = state_tensor(&st, name, 3, shape);
-            kv_append(&l->kv, k, v, (int)n); /* after run_reset: into an empty cache */
-        } else {
-            const DeltaNetDims *d = &m->layers[i].linear_attn.d;
-            snprintf(name, sizeof name, "layers.%d.conv", i);
-            memcpy(l->dn.conv, state_tensor(&st, name, 2, (int64_t[]){d->kernel - 1, d->conv_dim}),
-                   sizeof(float) * (size_t)(d->kernel - 1) * d->conv_dim);
-            snprintf(name, sizeof name, "layers.%d.tables", i);
-            memcpy(l->dn.S, state_tensor(&st, name, 3, (int64_t[]){d->n_v, d->dk, d->dv}),
-                   sizeof(float) * (size_t)d->n_v * d->dk * d->dv);
-            l->dn.n_tokens = n;
-        }
-    }
-    s->pos = n;
-    st_close(&st);
-}
-
 /* ---- generating from a prompt --------------------------------------------------------------- */
 
-/* The prompt's ids: --ids, or --prompt through the tokenizer (in the chat template with --chat). */
+/* The prompt's ids: --ids, or --prompt through the tokenizer: as it is (a marker
+ * such as <|im_end|> in it is its special token, as Hugging Face's tokenizer does by
+ * default), or with --chat in the chat template, where the prompt is the user's text
+ * and only the template writes control tokens. */
 static TokenIds prompt_ids(const Options *o, const Model *m, const Tokenizer *tok) {
     TokenIds ids = {0};
     Error err;
@@ -582,13 +536,10 @@ static TokenIds prompt_ids(const Options *o, const Model *m, const Tokenizer *to
     }
     if (!o->prompt) return ids;
     if (!tok) die("%s has no tokenizer.json: give the prompt as --ids 1,2,3", m->ck.dir);
-    char *text = (char *)o->prompt;
-    if (o->chat) {
-        ChatMessage msg = {"user", o->prompt};
-        text = tok_chat_render(&msg, 1, true, o->think);
-    }
-    if (!tok_encode(tok, text, strlen(text), &ids, &err)) die("%s", err.msg);
-    if (text != o->prompt) free(text);
+    ChatMessage msg = {"user", o->prompt};
+    bool ok = o->chat ? tok_chat_encode(tok, &msg, 1, true, o->think, &ids, &err)
+                      : tok_encode(tok, o->prompt, strlen(o->prompt), &ids, &err);
+    if (!ok) die("--prompt: %s", err.msg);
     if (ids.n == 0) die("--prompt: the prompt has no tokens");
     return ids;
 }
@@ -627,16 +578,18 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
     TokenIds ids = prompt_ids(o, m, tok);
     if (!o->load_state && ids.n == 0) die("no prompt: give --prompt TEXT or --ids 1,2,3");
     if (s->max_pos > 0 && s->pos + ids.n > s->max_pos)
-        die("the prompt has %d tokens, but the context holds %lld (max_position_embeddings in "
+        die("the prompt has %lld tokens, but the context holds %lld (max_position_embeddings in "
             "%s/config.json)%s",
-            ids.n, (long long)s->max_pos, m->ck.dir, s->pos ? ", the loaded state included" : "");
+            (long long)ids.n, (long long)s->max_pos, m->ck.dir, s->pos ? ", the loaded state included" : "");
 
-    /* what the run will hold at its end: the state of every token read, the --dump tensors */
+    /* what the run will hold at its end: the state of every token read (the context
+     * caps -n), the --dump tensors */
     int n_new = o->n_new >= 0 ? (int)o->n_new : DEFAULT_NEW;
+    int64_t at_end = s->pos + ids.n + readable(s, s->pos + ids.n, n_new);
     uint64_t dump_bytes = o->common.dump ? floats(size_mul((uint64_t)ids.n, (uint64_t)(L + 2) * H + V)) : 0;
     char what[96];
-    snprintf(what, sizeof what, "a text of %lld tokens", (long long)(s->pos + ids.n + n_new));
-    demo_require_memory(size_add(run_bytes(m, CHUNK, s->pos + ids.n + n_new), dump_bytes), what);
+    snprintf(what, sizeof what, "a text of %lld tokens", (long long)at_end);
+    demo_require_memory(size_add(run_bytes(m, CHUNK, at_end), dump_bytes), what);
 
     ModelTrace tr = {0};
     if (o->common.dump) {
@@ -647,10 +600,13 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
         for (int i = 0; i < L; i++) tr.layer[i] = xmalloc(sizeof(float) * (size_t)ids.n * H);
     }
 
-    TextStream out = {.tok = tok, .to = stdout};
+    TextStream out = {.tok = tok, .to = stdout, .escape = o->escape};
     if (o->prompt && !o->chat && !o->load_state) { /* a completion: the prompt, then what follows */
-        fputs(o->prompt, stdout);
-        fflush(stdout);
+        if (o->escape)
+            write_escaped(stdout, o->prompt, strlen(o->prompt));
+        else
+            fputs(o->prompt, stdout);
+        flush_stdout();
     }
     touch_weights(m);
     double t0 = now_seconds();
@@ -662,16 +618,30 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
     double t1 = now_seconds();
     GenStats g = generate(m, s, smp, &stop, &out, n_new, &seen);
     if (g.generated > 0 || o->prompt) printf("\n");
-    fflush(stdout);
-    double first_token_s = (t1 - t0) + (g.generated ? g.decode_s / g.generated : 0);
-    fprintf(
-        stderr,
-        "%s: 提示 %d 个 token，生成 %d 个；prefill %.1f tok/s，decode %.2f tok/s，第一个 token 用了 %.2f s；"
-        "权重 %.2f GB，状态 %.1f MB，内存峰值 %.0f MB%s\n",
-        program_name(), ids.n, g.generated, prefill_s > 0 ? ids.n / prefill_s : 0,
-        g.decode_s > 0 ? g.generated / g.decode_s : 0, first_token_s, (double)model_weight_bytes(m) / 1e9,
-        mib((double)run_state_bytes(s)), peak_rss_mb(),
-        s->path == PATH_READABLE ? "（--reference：逐个 token 走朴素循环）" : "");
+    flush_stdout();
+    if (g.full)
+        fprintf(stderr, "%s: 上下文满了（%lld 个 token），生成到此为止\n", program_name(),
+                (long long)s->max_pos);
+
+    /* The summary: rates only for what ran (no prefill after a loaded state alone, no
+     * decoding with -n 0). */
+    Text line = {0};
+    const char *sep = "";
+    text_add(&line, "%s: 提示 %lld 个 token，生成 %d 个；", program_name(), (long long)ids.n, g.generated);
+    if (ids.n > 0) {
+        text_add(&line, "prefill %.1f tok/s", prefill_s > 0 ? ids.n / prefill_s : 0);
+        sep = "，";
+    }
+    if (g.generated > 0) {
+        text_add(&line, "%sdecode %.2f tok/s，第一个 token 用了 %.2f s", sep,
+                 g.decode_s > 0 ? g.generated / g.decode_s : 0, (t1 - t0) + g.decode_s / g.generated);
+        sep = "，";
+    }
+    text_add(&line, "%s权重 %.2f GB，状态 %.1f MB，内存峰值 %.0f MB%s\n", *sep ? "；" : "",
+             (double)model_weight_bytes(m) / 1e9, mib((double)run_state_bytes(s)), peak_rss_mb(),
+             s->path == PATH_READABLE ? "（--reference：逐个 token 走朴素循环）" : "");
+    fputs(line.s, stderr);
+    free(line.s);
 
     if (o->common.dump) {
         write_dump(o->common.dump, m, &ids, &tr);
@@ -685,6 +655,40 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
 
 /* ---- a chat in the terminal ---------------------------------------------------------------- */
 
+/* One line on stderr about a line the chat could not take; the chat goes on. An
+ * error, so in English. */
+static void refuse_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void refuse_line(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", program_name());
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "; nothing of it was read, the chat goes on\n");
+    va_end(ap);
+}
+
+/* The bytes the next line may take: CHAT_LINE_MAX, or less when the memory limit
+ * leaves less beside the conversation and its next answer. */
+static size_t line_budget(const Model *m, const RunState *s, int n_new) {
+    uint64_t limit = mem_limit(), used = run_bytes(m, CHUNK, s->pos + readable(s, s->pos, n_new));
+    uint64_t room = limit > used ? limit - used : 0;
+    return room < CHAT_LINE_MAX ? (size_t)room : CHAT_LINE_MAX;
+}
+
+/* The ids of one turn, after what is already read: the end of the last answer if the
+ * model did not close it, a newline, then the user's message in the chat template
+ * and the opening of the assistant's answer. The message is text as typed (a typed
+ * "<|im_end|>" stays text); only the template writes control tokens. */
+static bool turn_ids(const Tokenizer *tok, const TokenIds *seen, bool closed, const char *line, bool think,
+                     TokenIds *ids, Error *err) {
+    if (seen->n > 0) {
+        const char *before = closed ? "\n" : "<|im_end|>\n"; /* the template's own text: markers parsed */
+        if (!tok_encode(tok, before, strlen(before), ids, err)) return false;
+    }
+    ChatMessage msg = {"user", line};
+    return tok_chat_encode(tok, &msg, 1, true, think, ids, err);
+}
+
 static void interactive(const Options *o, const Model *m, RunState *s, const Tokenizer *tok, Sampler *smp) {
     if (!tok) die("%s has no tokenizer.json, which a chat needs", m->ck.dir);
     TokenIds seen = {0};
@@ -692,62 +696,85 @@ static void interactive(const Options *o, const Model *m, RunState *s, const Tok
     StopIds stop = stop_ids(m, tok);
     int im_end = tok_token_id(tok, "<|im_end|>");
     bool closed = seen.n == 0 || (im_end >= 0 && seen.ids[seen.n - 1] == im_end);
+    int n_new = o->n_new >= 0 ? (int)o->n_new : DEFAULT_NEW;
+    demo_synthetic_notice(); /* a chat goes on and on: the notice comes first */
     touch_weights(m);
     fprintf(stderr, "和模型对话：每轮只读这一轮的新 token，之前的都在 KV cache 和记忆表里。Ctrl-D 结束。\n");
     char *line = NULL;
-    size_t cap = 0;
+    size_t cap = 0, len = 0;
     Error err;
-    for (int turn = 1;; turn++) {
+    for (int turn = 1;;) {
         fprintf(stderr, "\n你> ");
-        ssize_t len = getline(&line, &cap, stdin);
-        if (len < 0) break;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
-        if (len == 0) {
-            turn--;
+        size_t max = line_budget(m, s, n_new);
+        LineStatus got = read_line(stdin, max, &line, &cap, &len);
+        if (got == LINE_EOF) break;                     /* Ctrl-D: the normal end */
+        if (got == LINE_ERROR || got == LINE_ENDLESS) { /* no more lines to be had: keep what there is */
+            int e = errno;
+            if (o->save_state) save_state(o->save_state, m, s, &seen, smp);
+            if (got == LINE_ERROR) die("cannot read stdin: %s", strerror(e));
+            die("stdin: no line break in %u MiB, which is not lines of text", (LINE_SKIP_MAX >> 20) + 1);
+        }
+        if (got == LINE_TOO_LONG) {
+            refuse_line("the line is longer than the %zu bytes a line may take (1 MiB, or what --max-memory "
+                        "leaves)",
+                        max);
             continue;
         }
-        /* The turn as the chat template writes it, after what is already read: the end of
-         * the last answer if the model did not close it, then the user's message and the
-         * opening of the assistant's answer. */
-        ChatMessage msg = {"user", line};
-        char *turn_text = tok_chat_render(&msg, 1, true, o->think);
-        const char *before = seen.n == 0 ? "" : closed ? "\n" : "<|im_end|>\n";
-        size_t n = strlen(before) + strlen(turn_text) + 1;
-        char *text = xmalloc(n);
-        snprintf(text, n, "%s%s", before, turn_text);
-        free(turn_text);
-        TokenIds ids = {0};
-        if (!tok_encode(tok, text, strlen(text), &ids, &err)) die("%s", err.msg);
-        free(text);
-        int n_new = o->n_new >= 0 ? (int)o->n_new : DEFAULT_NEW;
-        if (s->max_pos > 0 && s->pos + ids.n >= s->max_pos) {
-            fprintf(stderr, "（上下文满了：%lld 个 token）\n", (long long)s->max_pos);
-            tok_ids_free(&ids);
-            break;
+        while (len > 0 && line[len - 1] == '\r') line[--len] = '\0';
+        if (len == 0) continue;
+        const char *nul = memchr(line, '\0', len);
+        size_t bad;
+        if (nul) {
+            refuse_line("the line holds a NUL byte at offset %zu", (size_t)(nul - line));
+            continue;
         }
-        if (!mem_check(run_bytes(m, CHUNK, s->pos + ids.n + n_new), "the conversation so far", &err)) {
-            fprintf(stderr, "%s: %s\n", program_name(), err.msg); /* an error, so in English; the chat ends */
+        if (!utf8_check(line, len, &bad)) {
+            refuse_line("the line is not valid UTF-8: byte 0x%02X at offset %zu", (unsigned char)line[bad],
+                        bad);
+            continue;
+        }
+        TokenIds ids = {0};
+        if (!turn_ids(tok, &seen, closed, line, o->think, &ids, &err)) {
+            refuse_line("%s", err.msg);
             tok_ids_free(&ids);
-            break;
+            continue;
+        }
+        if (s->max_pos > 0 && s->pos + ids.n >= s->max_pos) {
+            refuse_line(
+                "with the chat template the line is %lld tokens, and the context has %lld of its %lld "
+                "positions left, with room for an answer",
+                (long long)ids.n, (long long)(s->max_pos - s->pos), (long long)s->max_pos);
+            tok_ids_free(&ids);
+            continue;
+        }
+        if (!mem_check(run_bytes(m, CHUNK, s->pos + ids.n + readable(s, s->pos + ids.n, n_new)),
+                       "the conversation with this line", &err)) {
+            refuse_line("%s", err.msg);
+            tok_ids_free(&ids);
+            continue;
         }
         int64_t kv_before = run_state_bytes(s);
         double t0 = now_seconds();
-        read_tokens(m, s, ids.ids, ids.n, NULL);
+        read_tokens(m, s, ids.ids, (int)ids.n, NULL);
         double prefill_s = now_seconds() - t0;
-        for (int i = 0; i < ids.n; i++) tok_ids_push(&seen, ids.ids[i]);
-        TextStream out = {.tok = tok, .to = stdout};
+        for (int64_t i = 0; i < ids.n; i++) tok_ids_push(&seen, ids.ids[i]);
+        TextStream out = {.tok = tok, .to = stdout, .escape = o->escape};
         GenStats g = generate(m, s, smp, &stop, &out, n_new, &seen);
         printf("\n");
-        fflush(stdout);
+        flush_stdout();
         closed = g.stopped;
+        if (g.full)
+            fprintf(stderr, "（上下文满了：%lld 个 token 都用完了，这一轮的回答停在这里；Ctrl-D 结束）\n",
+                    (long long)s->max_pos);
         /* How the state grew this turn: only the attention layers' caches grow. */
         int64_t after = run_state_bytes(s), kv_total = run_kv_bytes(s);
-        fprintf(stderr,
-                "[第 %d 轮：读入 %d 个新 token（%.1f tok/s），生成 %d 个（%.2f tok/s）；至今 %lld 个 token。"
-                "KV cache %.2f MB（这一轮 +%.2f MB），DeltaNet 状态 %.2f MB（不变）]\n",
-                turn, ids.n, prefill_s > 0 ? ids.n / prefill_s : 0, g.generated,
-                g.decode_s > 0 ? g.generated / g.decode_s : 0, (long long)s->pos, mib((double)kv_total),
-                mib((double)(after - kv_before)), mib((double)(after - kv_total)));
+        fprintf(
+            stderr,
+            "[第 %d 轮：读入 %lld 个新 token（%.1f tok/s），生成 %d 个（%.2f tok/s）；至今 %lld 个 token。"
+            "KV cache %.2f MB（这一轮 +%.2f MB），DeltaNet 状态 %.2f MB（不变）]\n",
+            turn++, (long long)ids.n, prefill_s > 0 ? ids.n / prefill_s : 0, g.generated,
+            g.decode_s > 0 ? g.generated / g.decode_s : 0, (long long)s->pos, mib((double)kv_total),
+            mib((double)(after - kv_before)), mib((double)(after - kv_total)));
         tok_ids_free(&ids);
     }
     fprintf(stderr, "\n");
@@ -773,6 +800,9 @@ int main(int argc, char **argv) {
         tok = &tok_storage;
     }
     free(tok_path);
+    Error err;
+    if (o.save_state && !state_check_target(o.save_state, &m, o.load_state, &err)) /* before any token */
+        die("--save-state: %s", err.msg);
 
     RunState s;
     run_init(&s, &m, CHUNK);
@@ -790,7 +820,7 @@ int main(int argc, char **argv) {
     else
         walkthrough(&m, &s, tok, &o);
 
-    if (ferror(stdout) || fflush(stdout) != 0) die("cannot write to stdout");
+    flush_stdout();
     sampler_free(&smp);
     run_free(&s);
     if (tok) tok_free(tok);

@@ -1,5 +1,5 @@
-/* fuzz_cli_numbers.c — the numbers of the command line: parse_count and parse_size
- * (workbook/util.h; --sep, --shards, --vocab, --seed, --max-memory).
+/* fuzz_cli_numbers.c — the numbers of the command line: parse_count, parse_size and
+ * parse_real (workbook/util.h; --sep, --shards, --vocab, --seed, --max-memory, --temp).
  *
  * The first byte picks the parser and its range, the rest is the argument (up to a
  * NUL). Each parser is held to a second, independent reading of its rule:
@@ -7,10 +7,16 @@
  *     value, computed here in 128 bits, lies in min .. max; and then it is that value;
  *   parse_size: accepted only when the text is digits with an optional fraction and
  *     one of the units, and then within a byte of number × unit computed here in
- *     long double; refused when that reading says it cannot be a size.
+ *     long double; refused when that reading says it cannot be a size;
+ *   parse_real: accepted exactly when the text is digits with an optional fraction
+ *     and exponent (one digit at least before the exponent, one in it) whose value,
+ *     read here with strtold, is below DBL_MAX; and then it is that value to the
+ *     double's precision.
  * Every refusal is one line naming the flag.
  */
 #include <ctype.h>
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <strings.h>
 
@@ -92,12 +98,45 @@ static void check_size(const char *text) {
     }
 }
 
+static void check_real(const char *text) {
+    const char *p = text;
+    size_t mantissa = 0, exponent = 0;
+    while (isdigit((unsigned char)*p)) p++, mantissa++;
+    if (*p == '.') {
+        p++;
+        while (isdigit((unsigned char)*p)) p++, mantissa++;
+    }
+    bool grammar = mantissa > 0;
+    if (grammar && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        while (isdigit((unsigned char)*p)) p++, exponent++;
+        grammar = exponent > 0;
+    }
+    grammar = grammar && *p == '\0';
+    long double ref = grammar ? strtold(text, NULL) : 0;
+    bool want = grammar && ref <= (long double)DBL_MAX * (1 + 1e-17L);
+    double got = 0;
+    Error err = {{0}};
+    bool ok = parse_real("--temp", text, &got, &err);
+    if (grammar && ref > (long double)DBL_MAX && ref < (long double)DBL_MAX * (1 + 1e-16L))
+        return; /* within rounding of the largest double: either answer is right */
+    FUZZ_CHECK(ok == want, "parse_real('%s') %s", text, ok ? "accepted" : err.msg);
+    if (ok) {
+        long double diff = fabsl((long double)got - ref);
+        FUZZ_CHECK(isfinite(got) && got >= 0 && (diff <= ref * 1.2e-16L || ref < (long double)DBL_MIN),
+                   "parse_real('%s') = %.17g, about %Lg", text, got, ref);
+    } else {
+        fuzz_check_error(&err, "--temp");
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;
     char *text = malloc(size);
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';
-    switch (data[0] % 4) {
+    switch (data[0] % 5) {
     case 0:
         check_count(text, 0, UINT64_MAX);
         break;
@@ -107,8 +146,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 2:
         check_count(text, 0, 100000000);
         break; /* --sep */
-    default:
+    case 3:
         check_size(text);
+        break;
+    default:
+        check_real(text); /* --temp, --top-p */
         break;
     }
     free(text);

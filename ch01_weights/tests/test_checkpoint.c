@@ -92,6 +92,7 @@ START_TEST(tiny_checkpoint_in_the_real_layout) {
     /* 2 + 3·(2 + 9 + 3) + (2 + 6 + 3) = 55 text tensors; 2 vision + 2 mtp skipped */
     ck_assert_int_eq(ck.n_refs, 55);
     ck_assert_int_eq(ck.n_skipped, 4);
+    ck_assert_str_eq(ck.synthetic, "random weights"); /* make_synthetic's mark */
 
     Config want;
     synth_config_tiny(&want);
@@ -315,6 +316,8 @@ START_TEST(single_file_with_the_plain_prefix) {
     open_ok(&ref, tiny);
     ck_assert_int_eq(a.n_shards, 1);
     ck_assert_str_eq(base_name(a.shards[0].path), "model.safetensors");
+    ck_assert_ptr_null(a.synthetic); /* written here, not by make_synthetic: no mark */
+    ck_assert_str_eq(ref.synthetic, "random weights");
     ck_assert_int_eq(a.n_refs, 55);
     ck_assert_int_eq(b.n_refs, 55);
     ck_assert_int_eq(a.n_skipped, 4);

@@ -6,6 +6,7 @@
  * mem_check() is what a demo asks with its estimate of a whole request. The number
  * parsers return an error instead of exiting, so every case is a plain call here.
  */
+#include <errno.h>
 #include <stdint.h>
 
 #include "helpers.h"
@@ -128,6 +129,15 @@ START_TEST(writable_paths_are_checked_without_leaving_anything) {
     ck_assert_error(err, fifo, "named pipe");
     ck_assert(!check_writable("", &err));
     ck_assert_error(err, "empty file name");
+    /* the file is replaced through a new file beside it: a folder that takes none is
+     * refused, also when the file itself exists (in /proc even root makes no file) */
+    ck_assert(!check_writable("/proc/self/new.safetensors", &err));
+    ck_assert_error(err, "cannot write /proc/self/new.safetensors");
+    ck_assert(!check_writable("/proc/self/status", &err));
+    ck_assert_error(err, "cannot write /proc/self/status");
+    char *dirs_files = str_printf("ls -A '%s' | grep -qv '^old.txt$\\|^pipe$'", dir);
+    ck_assert_msg(system(dirs_files) != 0, "a check left a file in %s", dir);
+    free(dirs_files);
 
     ck_assert(check_disk_space(fresh, 1000, &err));
     ck_assert(!check_disk_space(fresh, UINT64_C(1) << 62, &err));
@@ -230,6 +240,114 @@ START_TEST(parse_size_takes_a_number_and_a_unit) {
 }
 END_TEST
 
+START_TEST(parse_real_takes_decimals_only) {
+    static const struct {
+        const char *text;
+        double want;
+        bool ok;
+    } cases[] = {
+        {"0", 0, true},
+        {"2", 2, true},
+        {"0.7", 0.7, true},
+        {".5", 0.5, true},
+        {"5.", 5, true},
+        {"1e-6", 1e-6, true},
+        {"1E7", 1e7, true},
+        {"3.5e+2", 350, true},
+        {"007.25", 7.25, true},
+        {"1e-999", 0, true}, /* below the smallest double: 0 */
+        {"1e999", 0, false}, /* beyond the largest: refused, not infinity */
+        {"0x10", 0, false},  /* strtod would read 16 */
+        {"0X1p3", 0, false},
+        {"inf", 0, false},
+        {"nan", 0, false},
+        {"infinity", 0, false},
+        {"-0.5", 0, false},
+        {"+1", 0, false},
+        {" 1", 0, false},
+        {"1 ", 0, false},
+        {"", 0, false},
+        {".", 0, false},
+        {"e5", 0, false},
+        {".e5", 0, false},
+        {"1e", 0, false},
+        {"1e+", 0, false},
+        {"1.2.3", 0, false},
+        {"1,5", 0, false},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        double v = 42;
+        Error err = {{0}};
+        bool ok = parse_real("--temp", cases[i].text, &v, &err);
+        ck_assert_msg(ok == cases[i].ok, "'%s': %s", cases[i].text, ok ? "accepted" : err.msg);
+        if (ok)
+            ck_assert_msg(v == cases[i].want, "'%s' read as %.17g", cases[i].text, v);
+        else {
+            ck_assert(v == 42); /* untouched */
+            ck_assert_error(err, "--temp needs a decimal number such as 0.7", cases[i].text);
+        }
+    }
+}
+END_TEST
+
+/* ---- lines of typed text ----------------------------------------------------------- */
+
+/* A stream of endless NUL bytes (/dev/zero), or one that fails at once (a read error). */
+static ssize_t read_zeros(void *cookie, char *buf, size_t size) {
+    (void)cookie;
+    memset(buf, 0, size);
+    return (ssize_t)size;
+}
+static ssize_t read_fails(void *cookie, char *buf, size_t size) {
+    (void)cookie, (void)buf, (void)size;
+    errno = EIO;
+    return -1;
+}
+
+START_TEST(read_line_keeps_at_most_max_bytes) {
+    static const char text[] = "hi\n\nab\0c\r\n0123456789abcdef\nxyz\nlast";
+    FILE *in = fmemopen((void *)text, sizeof text - 1, "r");
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK);
+    ck_assert(len == 2 && strcmp(buf, "hi") == 0);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK); /* an empty line */
+    ck_assert(len == 0 && buf[0] == '\0');
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK); /* a NUL is a byte of the line */
+    ck_assert(len == 5 && memcmp(buf, "ab\0c\r", 5) == 0);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_TOO_LONG); /* 16 bytes */
+    ck_assert_msg(cap <= 11, "the buffer grew to %zu bytes for a limit of 10", cap);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK); /* the next line, whole */
+    ck_assert(len == 3 && strcmp(buf, "xyz") == 0);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK); /* no '\n' at the end */
+    ck_assert(len == 4 && strcmp(buf, "last") == 0);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_EOF);
+    fclose(in);
+    /* exactly max bytes is a line; max + 1 is not */
+    in = fmemopen((void *)"0123456789\n0123456789a\n", 23, "r");
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_OK);
+    ck_assert_int_eq(len, 10);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_TOO_LONG);
+    ck_assert_int_eq(read_line(in, 10, &buf, &cap, &len), LINE_EOF);
+    fclose(in);
+    free(buf);
+}
+END_TEST
+
+START_TEST(read_line_stops_on_endless_input_and_errors) {
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    FILE *zeros = fopencookie(NULL, "r", (cookie_io_functions_t){.read = read_zeros});
+    ck_assert_int_eq(read_line(zeros, 1000, &buf, &cap, &len), LINE_ENDLESS);
+    ck_assert_msg(cap <= 1001, "the buffer grew to %zu bytes", cap);
+    fclose(zeros);
+    FILE *bad = fopencookie(NULL, "r", (cookie_io_functions_t){.read = read_fails});
+    ck_assert_int_eq(read_line(bad, 1000, &buf, &cap, &len), LINE_ERROR);
+    fclose(bad);
+    free(buf);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("limits");
     TCase *mem = tcase_with_scratch("memory");
@@ -243,6 +361,12 @@ int main(void) {
     TCase *num = tcase_create("numbers");
     tcase_add_test(num, parse_count_takes_digits_only);
     tcase_add_test(num, parse_size_takes_a_number_and_a_unit);
+    tcase_add_test(num, parse_real_takes_decimals_only);
     suite_add_tcase(s, num);
+    TCase *lines = tcase_create("lines");
+    tcase_set_timeout(lines, 60); /* 64 MiB of zeros under the sanitizers */
+    tcase_add_test(lines, read_line_keeps_at_most_max_bytes);
+    tcase_add_test(lines, read_line_stops_on_endless_input_and_errors);
+    suite_add_tcase(s, lines);
     return run_suite(s);
 }

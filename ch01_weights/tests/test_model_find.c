@@ -418,7 +418,7 @@ START_TEST(nothing_found_lists_every_place) {
         LOCAL_MODEL,
         "hf download Qwen/Qwen3.5-0.8B --local-dir models/Qwen3.5-0.8B",
         "modelscope download --model Qwen/Qwen3.5-0.8B --local_dir models/Qwen3.5-0.8B",
-        "make synthetic"};
+        "make synthetic && export QWEN35_MODEL=$PWD/models/Qwen3.5-0.8B-synthetic"};
     for (size_t i = 0; i < ARRAY_LEN(says); i++)
         ck_assert_msg(strstr(err.msg, says[i]), "the message does not say \"%s\":\n%s", says[i], err.msg);
     ck_assert_msg(strstr(err.msg, want), "the message does not list the cache %s:\n%s", want, err.msg);

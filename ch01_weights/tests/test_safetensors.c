@@ -10,9 +10,12 @@
  * the problem, and must not crash (the sanitizer build runs these too).
  */
 #include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 #include "helpers.h"
 #include "qwen/safetensors.h"
+#include "tests/empty_tensors.h"
 
 static char *dir; /* scratch folder of the running test */
 
@@ -199,6 +202,17 @@ START_TEST(misaligned_tensors_get_aligned_copies) {
 }
 END_TEST
 
+/* Whether path opens under a memory limit of limit bytes (the limit is then the
+ * default again); err says why not. */
+static bool opens_within(const char *path, uint64_t limit, Error *err) {
+    mem_set_limit(limit);
+    SafeTensors st;
+    bool opened = st_open(&st, path, err);
+    mem_set_limit(0);
+    if (opened) st_close(&st);
+    return opened;
+}
+
 /* An aligned copy counts against the memory limit: beyond it the open fails with one
  * line (the reader never exits on a file's account). */
 START_TEST(aligned_copies_respect_the_memory_limit) {
@@ -209,17 +223,32 @@ START_TEST(aligned_copies_respect_the_memory_limit) {
     char *path = in_dir(dir, "misaligned.safetensors");
     write_st(path, header, 1, data, 2097152); /* both tensors start 1 byte off */
     free(data);
-    mem_set_limit(1500000); /* one copy of 1 MiB fits, two do not */
-    SafeTensors st;
     Error err = {{0}};
-    bool opened = st_open(&st, path, &err);
-    mem_set_limit(0);
-    if (opened) st_close(&st);
-    ck_assert_msg(!opened, "two copies of 1 MiB under a 1.5 MB limit");
+    ck_assert_msg(!opens_within(path, 1500000, &err), "two copies of 1 MiB under a 1.5 MB limit");
     ck_assert_error(err, path, "aligned copy of the misaligned tensor 'b'",
                     "would need about 2.1 MB of memory (2,097,152 bytes)");
+    SafeTensors st;
     ck_assert_msg(st_open(&st, path, &err), "%s", err.msg);
     ck_assert_int_eq(st.n_copies, 2);
+    st_close(&st);
+    free(path);
+}
+END_TEST
+
+/* The parsed header counts against the memory limit (a JSON node and a tensor entry
+ * for every few bytes): 20,000 empty tensors, 1.2 MB of header, take far more than
+ * 1.2 MB to read. Under a limit of 5 MB the open fails with one line naming the
+ * file; with the default limit it opens. */
+START_TEST(header_counts_against_the_memory_limit) {
+    char *header = header_of_empty_tensors(20000), *path = in_dir(dir, "many.safetensors");
+    write_st(path, header, 0, NULL, 0);
+    free(header);
+    Error err = {{0}};
+    ck_assert_msg(!opens_within(path, 5000000, &err), "a header of 20,000 tensors read under a 5 MB limit");
+    ck_assert_error(err, path, "reading its header of", "would need about", "more than the limit of 5.0 MB");
+    SafeTensors st;
+    ck_assert_msg(st_open(&st, path, &err), "%s", err.msg);
+    ck_assert_int_eq(st.count, 20000);
     st_close(&st);
     free(path);
 }
@@ -378,8 +407,104 @@ START_TEST(writer_reports_an_unwritable_path) {
     stw_add(&w, "x", DTYPE_F32, 1, shape, &one);
     Error err = {{0}};
     ck_assert(!stw_write(&w, path, NULL, &err));
-    ck_assert_error(err, path, "cannot open", "No such file");
+    ck_assert_error(err, path, "cannot write", "No such file");
     stw_free(&w);
+    free(path);
+}
+END_TEST
+
+/* Names in dir other than . and .. (what a failed or finished write left). */
+static int files_in(const char *d) {
+    char *cmd = str_printf("test $(ls -A '%s' | wc -l) -eq 0 && exit 0; exit $(ls -A '%s' | wc -l)", d, d);
+    int rc = system(cmd);
+    free(cmd);
+    return WEXITSTATUS(rc);
+}
+
+/* A file of one F32 tensor "x" of n values i + first. */
+static bool write_counting(const char *path, int64_t n, float first, Error *err) {
+    float *v = xmalloc(sizeof(float) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) v[i] = (float)i + first;
+    StWriter w;
+    stw_init(&w);
+    stw_add(&w, "x", DTYPE_F32, 1, (int64_t[]){n}, v);
+    bool ok = stw_write(&w, path, NULL, err);
+    stw_free(&w);
+    free(v);
+    return ok;
+}
+
+/* The file is replaced whole or not at all: a write that fails half-way (here the
+ * file-size limit, as a full disk would) leaves the old file as it was and nothing
+ * beside it; one that succeeds keeps the old file's permissions, and a symbolic link
+ * stays a link to the replaced file. */
+START_TEST(writer_replaces_whole_or_not_at_all) {
+    char *path = in_dir(dir, "state.safetensors"), *link = in_dir(dir, "link.safetensors");
+    Error err = {{0}};
+    ck_assert_msg(write_counting(path, 1000, 0, &err), "%s", err.msg);
+    ck_assert_int_eq(chmod(path, 0640), 0);
+    ck_assert_msg(write_counting(path, 1000, 7, &err), "%s", err.msg);
+    struct stat sb;
+    ck_assert(stat(path, &sb) == 0 && (sb.st_mode & 07777) == 0640);
+    ck_assert_int_eq(files_in(dir), 1);
+    size_t before_len;
+    char *before = slurp(path, &before_len);
+
+    signal(SIGXFSZ, SIG_IGN); /* the write fails with EFBIG instead of ending the process */
+    struct rlimit old, small = {8192, RLIM_INFINITY};
+    getrlimit(RLIMIT_FSIZE, &old);
+    small.rlim_max = old.rlim_max;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    bool ok = write_counting(path, 1 << 20, 1, &err); /* 4 MiB: far past the limit */
+    setrlimit(RLIMIT_FSIZE, &old);
+    ck_assert_msg(!ok, "a 4 MiB file under an 8 KiB limit");
+    ck_assert_error(err, "cannot write", path, "File too large");
+    size_t after_len;
+    char *after = slurp(path, &after_len);
+    ck_assert_msg(after_len == before_len && memcmp(after, before, before_len) == 0,
+                  "the failed write changed the old file");
+    ck_assert_msg(files_in(dir) == 1, "the failed write left a file beside it");
+    free(after);
+
+    ck_assert_int_eq(symlink("state.safetensors", link), 0);
+    ck_assert_msg(write_counting(link, 3, 100, &err), "%s", err.msg);
+    ck_assert(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode));
+    SafeTensors st;
+    ck_assert_msg(st_open(&st, path, &err), "%s", err.msg);
+    ck_assert(st_find(&st, "x")->numel == 3 && tensor_get_f32(st_find(&st, "x"), 2) == 102.0f);
+    st_close(&st);
+    ck_assert_int_eq(files_in(dir), 2);
+    free(before), free(path), free(link);
+}
+END_TEST
+
+/* "__metadata__": what the writer adds, the reader gives back (string values). */
+START_TEST(metadata_round_trips) {
+    char *path = in_dir(dir, "meta.safetensors");
+    StWriter w;
+    stw_init(&w);
+    stw_add(&w, "x", DTYPE_F32, 1, (int64_t[]){1}, (const float[]){1.0f});
+    stw_set_metadata(&w, "workbook.synthetic", "random weights");
+    stw_set_metadata(&w, "odd \"key\"", "a\\b\n");
+    Error err;
+    ck_assert_msg(stw_write(&w, path, NULL, &err), "%s", err.msg);
+    stw_free(&w);
+    SafeTensors st;
+    ck_assert_msg(st_open(&st, path, &err), "%s", err.msg);
+    ck_assert_str_eq(st_metadata(&st, "workbook.synthetic"), "random weights");
+    ck_assert_str_eq(st_metadata(&st, "format"), "pt");
+    ck_assert_str_eq(st_metadata(&st, "odd \"key\""), "a\\b\n");
+    ck_assert_ptr_null(st_metadata(&st, "absent"));
+    st_close(&st);
+    /* by hand: a value that is not a string is not kept, and the file still opens */
+    write_st(path,
+             "{\"__metadata__\":{\"n\":1,\"s\":\"t\"},\"x\":{\"dtype\":\"F32\",\"shape\":[],"
+             "\"data_offsets\":[0,4]}}",
+             0, "\0\0\x80\x3f", 4);
+    ck_assert_msg(st_open(&st, path, &err), "%s", err.msg);
+    ck_assert_ptr_null(st_metadata(&st, "n"));
+    ck_assert_str_eq(st_metadata(&st, "s"), "t");
+    st_close(&st);
     free(path);
 }
 END_TEST
@@ -584,6 +709,7 @@ int main(void) {
     tcase_add_test(read, misaligned_tensors_get_aligned_copies);
     tcase_add_test(read, aligned_copies_respect_the_memory_limit);
     tcase_add_test(read, offsets_beyond_4_gib);
+    tcase_add_test(read, header_counts_against_the_memory_limit);
     suite_add_tcase(s, read);
 
     TCase *write = tcase_with_scratch("write");
@@ -591,6 +717,8 @@ int main(void) {
     tcase_set_timeout(write, 60);
     tcase_add_test(write, writer_round_trip_every_dtype);
     tcase_add_test(write, writer_reports_an_unwritable_path);
+    tcase_add_test(write, writer_replaces_whole_or_not_at_all);
+    tcase_add_test(write, metadata_round_trips);
     suite_add_tcase(s, write);
 
     TCase *bad = tcase_with_scratch("bad input");

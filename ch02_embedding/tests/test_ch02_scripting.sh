@@ -161,11 +161,12 @@ if "$synth" --size tiny --tokenizer $tiny --out "$tmp/ckpt" 2>"$tmp/err"; then
 
     # A model folder without tokenizer.json: the embedding half on the reference
     # script's 7 ids (3, 141, 592, 7, 1000, 59, 288), one notice that says what is
-    # skipped and how to get a tokenizer; what needs the tokenizer is an error.
+    # skipped and how to get a tokenizer; what needs the tokenizer is an error. (The
+    # third line: make_synthetic wrote the weights, so the rows are random.)
     rm "$tmp/ckpt/tokenizer.json"
     "$demo" --model "$tmp/ckpt" --dump "$tmp/ref.safetensors" >"$tmp/demo.out" 2>"$tmp/err" \
         || fail "model without tokenizer.json: exit status $?: $(cat "$tmp/err")"
-    [ "$(wc -l <"$tmp/err")" -eq 2 ] && grep -q '^ch02_embedding: 模型目录里没有 tokenizer.json，分词这一半跳过了，查表用参考脚本的 7 个 token id（要看分词：把 Qwen3.5-0.8B 下载里的 tokenizer.json 复制进来，或者用 --tokenizer FILE）$' "$tmp/err" &&
+    [ "$(wc -l <"$tmp/err")" -eq 3 ] && grep -q '^ch02_embedding: 这个检查点是 make_synthetic 写的，权重是随机数' "$tmp/err" && grep -q '^ch02_embedding: 模型目录里没有 tokenizer.json，分词这一半跳过了，查表用参考脚本的 7 个 token id（要看分词：把 Qwen3.5-0.8B 下载里的 tokenizer.json 复制进来，或者用 --tokenizer FILE）$' "$tmp/err" &&
         grep -q "^ch02_embedding: 2 个张量（float32）已写到 $tmp/ref.safetensors$" "$tmp/err" &&
         echo "ok   model without tokenizer.json: the notice, and the dump's" || fail "model without tokenizer.json: stderr: $(cat "$tmp/err")"
     grep -q '^分词器：\|^ids = \|^解码回去' "$tmp/demo.out" && fail "model without tokenizer.json: the tokenizer half printed"

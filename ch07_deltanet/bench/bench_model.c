@@ -465,9 +465,8 @@ int main(int argc, char **argv) {
            "(file %.2f GB)\n",
            c->num_hidden_layers, cfg_count_layers(c, LAYER_LINEAR_ATTENTION),
            cfg_count_layers(c, LAYER_FULL_ATTENTION), weight_bytes / 1e9, file_bytes / 1e9);
-    const char *wait = getenv("OMP_WAIT_POLICY");
-    printf("  C: %d threads%s%s%s, linear kernels: %s, passes of %d tokens\n", pool_threads(),
-           wait ? " (OMP_WAIT_POLICY=" : "", wait ? wait : "", wait ? ")" : "", linear_kernel_name(), CHUNK);
+    printf("  C: %d worker threads, linear kernels: %s, passes of %d tokens\n", pool_threads(), linear_kernel_name(),
+           CHUNK);
 
     printf("\nthe machine (best of %d tries, median of the %d times it was measured during the run)\n",
            YARD_TRIES, yard.k);

@@ -11,68 +11,20 @@
  *     tokens of one run (greedy and sampled), and a state saved when the context
  *     is full loads;
  *   - a state file from another model, a damaged one and a truncated one are refused
- *     with one line.
+ *     with one line;
+ *   - a checkpoint with a NaN weight stops generation with one line naming the logits,
+ *     greedy or sampled, instead of printing a token.
  */
-#include <check.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
+#include "ch07_demo.h"
 #include "qwen/safetensors.h"
-#include "tests/golden_fixture.h"
-#include "workbook/util.h"
-#include "tests/check_main.h"
 
-static char demo[512], synth[512], tmp[256];
-static const char *tiny;
 static SafeTensors golden;
-
-/* Runs the demo with args; stdout to tmp/out, stderr to tmp/err; the exit status. */
-static int run(const char *args) {
-    size_t size = strlen(args) + 2048;
-    char *cmd = xmalloc(size);
-    snprintf(cmd, size, "%s --model '%s' %s > %s/out 2> %s/err", demo, tiny, args, tmp, tmp);
-    int rc = system(cmd);
-    free(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
-static char *slurp(const char *name) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    Error err;
-    char *s = read_file(path, NULL, &err);
-    ck_assert_msg(s, "%s", err.msg);
-    return s;
-}
-
-/* The generated ids the demo printed (no tokenizer: " id id id"), as one string. */
-static char *generated(const char *args) {
-    int rc = run(args);
-    char *err = slurp("err");
-    ck_assert_msg(rc == 0, "ch07_model %s: exit %d: %s", args, rc, err);
-    ck_assert_msg(!strstr(err, "runtime error") && !strstr(err, "Sanitizer"), "%s", err);
-    free(err);
-    char *out = slurp("out");
-    out[strcspn(out, "\n")] = '\0';
-    return out;
-}
 
 /* The golden prompt as --ids. */
 static char golden_ids[256];
 
 static void setup(void) {
-    const char *bindir = getenv("BINDIR") ? getenv("BINDIR") : "";
-    snprintf(demo, sizeof demo, "%s/%sch07_deltanet/ch07_model", REPO_ROOT, bindir);
-    snprintf(synth, sizeof synth, "%s/%sch01_weights/make_synthetic", REPO_ROOT, bindir);
-    tiny = golden_tiny_dir();
-    snprintf(tmp, sizeof tmp, "/tmp/test_ch07_model.%d", (int)getpid());
-    Error err;
-    if (!make_dirs(tmp, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        exit(1);
-    }
+    demo_setup("test_ch07_model");
     golden_open(&golden);
     const Tensor *ids = st_find(&golden, "ids");
     for (int64_t i = 0, o = 0; i < ids->numel; i++)
@@ -82,9 +34,7 @@ static void setup(void) {
 
 static void teardown(void) {
     st_close(&golden);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
+    demo_teardown();
 }
 
 START_TEST(dump_matches_reference) {
@@ -205,20 +155,6 @@ START_TEST(save_at_a_full_context) {
 }
 END_TEST
 
-/* Exit 1 and exactly one line on stderr containing fragment. */
-static void expect_refused(const char *args, const char *fragment) {
-    int rc = run(args);
-    char *err = slurp("err"), *out = slurp("out");
-    char what[80]; /* the command line, cut for the report */
-    snprintf(what, sizeof what, "%s", args);
-    ck_assert_msg(rc == 1, "%s: exit %d (%s)", what, rc, err);
-    ck_assert_msg(strstr(err, fragment), "%s: stderr lacks '%s': %s", what, fragment, err);
-    ck_assert_msg(strchr(err, '\n') == strrchr(err, '\n'), "%s: more than one line: %s", what, err);
-    ck_assert_msg(out[0] == '\0', "%s: printed on stdout: %s", what, out);
-    printf("ok   refused: %s", err);
-    free(err), free(out);
-}
-
 START_TEST(bad_states) {
     char args[2048], path[512], other[512];
     snprintf(path, sizeof path, "%s/good.safetensors", tmp);
@@ -257,7 +193,11 @@ END_TEST
 START_TEST(bad_flags) {
     expect_refused("--ids 1,2,1024 -n 1", "outside the vocabulary");
     expect_refused("--ids 1,2 -n -1", "-n needs a whole number");
-    expect_refused("--ids 1,2 --temp -0.5", "--temp must be 0 or more");
+    expect_refused("--ids 1,2 --temp -0.5", "--temp needs a decimal number such as 0.7");
+    expect_refused("--ids 1,2 --temp 0x10", "--temp needs a decimal number such as 0.7"); /* not 16 */
+    expect_refused("--ids 1,2 --temp inf", "--temp needs a decimal number");
+    expect_refused("--ids 1,2 --temp 1e39", "--temp must be at most");
+    expect_refused("--ids 1,2 --top-p 0x1p-1", "--top-p needs a decimal number");
     expect_refused("--ids 1,2 --top-p 0", "--top-p must be in (0, 1]");
     expect_refused("--ids 1,2 --top-p 1.5", "--top-p must be in (0, 1]");
     expect_refused("--ids 1,2 --top-k -1", "--top-k needs a whole number");
@@ -267,6 +207,7 @@ START_TEST(bad_flags) {
     expect_refused("--think --ids 1", "--think goes with --chat");
     expect_refused("--prompt a --ids 1", "one at a time");
     expect_refused("--frobnicate", "unknown option");
+    expect_refused("--save-state nowhere.st", "--save-state saves a run: give --prompt TEXT"); /* the walkthrough */
     /* --dump needs a prompt: the walkthrough, or a loaded state alone, would write nothing */
     char dump_args[1024], dump_path[512];
     snprintf(dump_path, sizeof dump_path, "%s/nothing.safetensors", tmp);
@@ -284,6 +225,41 @@ START_TEST(bad_flags) {
 }
 END_TEST
 
+/* A copy of the tiny checkpoint in tmp/name whose tensor `tensor` starts with the
+ * BF16 value `bits` (0x7FC0: NaN). */
+static void poisoned_copy(const char *name, const char *tensor, uint16_t bits) {
+    char cmd[2048], dir[512], shard[640];
+    snprintf(dir, sizeof dir, "%s/%s", tmp, name);
+    snprintf(cmd, sizeof cmd, "rm -rf %s && cp -r '%s' %s", dir, tiny, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(shard, sizeof shard, "%s/model.safetensors-00001-of-00001.safetensors", dir);
+    SafeTensors st;
+    Error err;
+    ck_assert_msg(st_open(&st, shard, &err), "%s", err.msg);
+    const Tensor *t = st_find(&st, tensor);
+    ck_assert_msg(t && t->dtype == DTYPE_BF16, "%s", tensor);
+    long offset = (long)((const char *)t->data - (const char *)st.map);
+    st_close(&st);
+    FILE *f = fopen(shard, "r+b");
+    ck_assert(f && fseek(f, offset, SEEK_SET) == 0);
+    unsigned char le[2] = {(unsigned char)(bits & 0xFF), (unsigned char)(bits >> 8)};
+    ck_assert(fwrite(le, 1, 2, f) == 2 && fclose(f) == 0);
+}
+
+START_TEST(nonfinite_logits_stop) {
+    poisoned_copy("nan", "model.language_model.norm.weight", 0x7FC0);
+    const char *saved_tiny = tiny;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/nan", tmp);
+    tiny = dir;
+    expect_refused("--ids 1,2,3 -n 4", "the logits after 3 tokens are NaN");
+    expect_refused("--ids 1,2,3 -n 4 --temp 1e7 --top-p 1e-6",
+                   "the weights or the state hold numbers that are not finite");
+    expect_refused("--ids 1,2,3 -n 4 --temp 0.8 --top-k 5", "the logits after 3 tokens are NaN");
+    tiny = saved_tiny;
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("ch07_model");
     TCase *tc = tcase_create("demo");
@@ -296,6 +272,7 @@ int main(void) {
     tcase_add_test(tc, save_at_a_full_context);
     tcase_add_test(tc, bad_states);
     tcase_add_test(tc, bad_flags);
+    tcase_add_test(tc, nonfinite_logits_stop);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }

@@ -46,6 +46,8 @@ if "$synth" --size full --zeros --out "$tmp/full" >/dev/null 2>&1; then
     exact_line "full: 1000 tokens" "  1000 个 token：6 层全注意力的 KV cache 23.4 MB，18 层 DeltaNet 19.3 MB，合计 42.7 MB；要是 24 层全是全注意力：93.8 MB"
     exact_line "full: 3000 tokens" "  3000 个 token：6 层全注意力的 KV cache 70.3 MB，18 层 DeltaNet 19.3 MB，合计 89.6 MB；要是 24 层全是全注意力：281.2 MB"
     exact_line "full: cross-over" "  交叉点：274 个 token 时一层全注意力的 KV cache 和一层 DeltaNet 的状态一样大；过了这个长度，全是全注意力的模型就比这个混合结构存得多，而且越来越多"
+    grep -qxF "ch07_model: 这个检查点是 make_synthetic 写的，权重全是 0：由权重决定的数和生成的文字都没有意义（只由形状决定的行和真实的模型一样）" "$err" \
+        && ok "full: says the weights are all zeros" || fail "full: no word about the zero weights"
     rm -rf "$tmp/full"
 else
     fail "make_synthetic --size full --zeros"
@@ -72,7 +74,15 @@ cp -r "$tiny" "$tmp/tok" && cp ch02_embedding/tests/data/tiny_tokenizer.json "$t
 head -c 7 "$out" | grep -q '^abc 你' && ok "prompt: starts with the prompt" || fail "prompt: does not start with it"
 grep -q '^ch07_model: 提示 3 个 token，生成 6 个；prefill .* tok/s，decode .* tok/s，第一个 token 用了 .* s；权重 .* GB，状态 .* MB，内存峰值 .* MB$' "$err" \
     && ok "prompt: the summary line" || fail "prompt: no summary line"
-[ "$(wc -l <"$err")" -eq 1 ] && ok "prompt: nothing else on stderr" || fail "prompt: $(wc -l <"$err") lines on stderr"
+# make_synthetic wrote the weights: said once, after the summary (the text above it means nothing)
+notice="ch07_model: 这个检查点是 make_synthetic 写的，权重是随机数：由权重决定的数和生成的文字都没有意义（只由形状决定的行和真实的模型一样）"
+[ "$(wc -l <"$err")" -eq 2 ] && [ "$(tail -n 1 "$err")" = "$notice" ] && ok "prompt: the summary, then the random weights said once" \
+    || fail "prompt: $(wc -l <"$err") lines on stderr"
+# a checkpoint without the mark (the same shard, the key renamed): nothing said
+cp -r "$tmp/tok" "$tmp/unmarked" && perl -pi -e 's/workbook\.synthetic/workbook.xynthetic/' "$tmp/unmarked"/model.safetensors-*.safetensors
+"$demo" --model "$tmp/unmarked" --prompt "abc" -n 2 >"$out" 2>"$err" || fail "unmarked: exit status $?"
+[ "$(wc -l <"$err")" -eq 1 ] && ! grep -q make_synthetic "$err" && ok "unmarked: nothing said about the weights" \
+    || fail "unmarked: $(wc -l <"$err") lines on stderr"
 "$demo" --model "$tmp/tok" --prompt "abc" --chat -n 3 >"$out" 2>"$err" || fail "chat: exit status $?"
 grep -q 'chat template\|<|im_start|>' "$err" && fail "chat: the template leaked" || ok "chat: runs"
 
@@ -81,6 +91,8 @@ grep -q 'chat template\|<|im_start|>' "$err" && fail "chat: the template leaked"
 #    state stays the same size while the KV cache grows.
 printf 'abc\nxyz\n' | "$demo" --model "$tmp/tok" --interactive -n 4 >"$out" 2>"$err"
 [ $? -eq 0 ] && ok "interactive: end of input ends it, status 0" || fail "interactive: exit status"
+[ "$(grep -c make_synthetic "$err")" -eq 1 ] && [ "$(head -n 1 "$err")" = "$notice" ] \
+    && ok "interactive: the random weights said once, before the chat" || fail "interactive: the notice"
 t1=$(sed -n 's/.*第 1 轮：读入 \([0-9]*\) 个新 token.*至今 \([0-9]*\) 个 token.*DeltaNet 状态 \([0-9.]*\) MB.*/\1 \2 \3/p' "$err")
 t2=$(sed -n 's/.*第 2 轮：读入 \([0-9]*\) 个新 token.*至今 \([0-9]*\) 个 token.*DeltaNet 状态 \([0-9.]*\) MB.*/\1 \2 \3/p' "$err")
 set -- $t1 $t2
@@ -90,5 +102,50 @@ else
     fail "interactive: turn lines '$t1' / '$t2'"
 fi
 [ "$(grep -c . "$out")" -eq 2 ] && ok "interactive: one answer line per turn" || fail "interactive: $(grep -c . "$out") answer lines"
+
+# 5. A chat that goes on. Each bad line gets one line on stderr with the offset in the
+#    line as typed, and the next prompt; the good line after it is turn 1; end of input
+#    ends the chat normally and --save-state is written.
+count() { grep -c -- "$1" "$err"; }
+printf 'ab\377c\nx\0y\n\nabc\n' | "$demo" --model "$tmp/tok" --interactive -n 2 --save-state "$tmp/chat.st" >"$out" 2>"$err"
+[ $? -eq 0 ] && ok "bad lines: the chat goes on to the end, status 0" || fail "bad lines: exit status"
+[ "$(count 'ch07_model: the line is not valid UTF-8: byte 0xFF at offset 2; nothing of it was read, the chat goes on')" -eq 1 ] \
+    && ok "bad lines: invalid UTF-8, at its offset in the line" || fail "bad lines: the UTF-8 line"
+[ "$(count 'ch07_model: the line holds a NUL byte at offset 1;')" -eq 1 ] && ok "bad lines: a NUL byte" || fail "bad lines: the NUL line"
+[ "$(count '第 1 轮')" -eq 1 ] && [ "$(count '第 2 轮')" -eq 0 ] && ok "bad lines: the good line is turn 1" || fail "bad lines: turns"
+grep -q "状态.*已写到 $tmp/chat.st" "$err" && [ -s "$tmp/chat.st" ] && ok "bad lines: the state saved at the end" \
+    || fail "bad lines: no state saved"
+
+# a line beyond the 1 MiB a line may take, then a good one
+{ head -c 1100000 /dev/zero | tr '\0' a; printf '\nabc\n'; } | "$demo" --model "$tmp/tok" --interactive -n 2 >"$out" 2>"$err"
+[ $? -eq 0 ] && [ "$(count 'the line is longer than the 1048576 bytes a line may take')" -eq 1 ] && [ "$(count '第 1 轮')" -eq 1 ] \
+    && ok "a line of 1.1 MB: refused, the chat goes on" || fail "a line of 1.1 MB"
+
+# a context of 40 positions: a line that does not fit is refused; an answer that
+# fills the context ends with a notice; the chat is saved, and the state loads
+cp -r "$tmp/tok" "$tmp/short" && sed -i 's/"max_position_embeddings":[[:space:]]*4096/"max_position_embeddings": 40/' "$tmp/short/config.json"
+long=$(i=0; while [ $i -lt 60 ]; do printf 'a '; i=$((i + 1)); done)
+printf '%s\nabc\nabc\n' "$long" | "$demo" --model "$tmp/short" --interactive -n 100 --save-state "$tmp/full.st" >"$out" 2>"$err"
+[ $? -eq 0 ] && ok "short context: status 0" || fail "short context: exit status"
+[ "$(count 'positions left, with room for an answer; nothing of it was read')" -eq 2 ] \
+    && ok "short context: the long line and the line after the full answer are refused" || fail "short context: refusals"
+[ "$(count '上下文满了：40 个 token 都用完了，这一轮的回答停在这里')" -eq 1 ] && [ "$(count '至今 40 个 token')" -eq 1 ] \
+    && ok "short context: the answer that fills it ends with a notice" || fail "short context: no notice"
+"$demo" --model "$tmp/short" --load-state "$tmp/full.st" -n 1 >"$out" 2>"$err" && [ "$(grep -c . "$out")" -eq 1 ] \
+    && ok "short context: the saved state loads" || fail "short context: the saved state"
+
+# no line break at all (/dev/zero): one line, status 1, within the memory limit
+"$demo" --model "$tmp/tok" --interactive --max-memory 500M </dev/zero >"$out" 2>"$err"
+[ $? -eq 1 ] && [ "$(count 'ch07_model: stdin: no line break in 65 MiB, which is not lines of text')" -eq 1 ] \
+    && ok "/dev/zero: one error line, status 1" || fail "/dev/zero"
+if [ -x /usr/bin/time ]; then
+    kb=$(/usr/bin/time -f %M "$demo" --model "$tmp/tok" --interactive --max-memory 500M </dev/zero 2>&1 >/dev/null | tail -n 1)
+    [ "$kb" -lt 300000 ] && ok "/dev/zero: peak memory $kb KB" || fail "/dev/zero: peak memory $kb KB"
+fi
+
+# a read error is an error, not the end of input; the chat so far is saved first
+"$demo" --model "$tmp/tok" --interactive --save-state "$tmp/err.st" </ >"$out" 2>"$err"
+[ $? -eq 1 ] && grep -q '^ch07_model: cannot read stdin: Is a directory$' "$err" && [ -s "$tmp/err.st" ] \
+    && ok "a read error on stdin: status 1, the state saved" || fail "a read error on stdin"
 
 finish

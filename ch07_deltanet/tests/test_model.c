@@ -10,7 +10,9 @@
  *     fast one, and with the reference;
  *   - refusals: ids outside the vocabulary, a text longer than the context;
  *   - the sampler: greedy, top-k 1, top-k and top-p on a distribution worked out by
- *     hand, the temperature, a fixed seed repeating itself.
+ *     hand, the temperature, a fixed seed repeating itself; a nucleus that is the best
+ *     token alone at any temperature; NaN and infinite logits refused (-1), never
+ *     drawn from.
  */
 #include <check.h>
 #include <math.h>
@@ -438,6 +440,84 @@ START_TEST(sampler_seed_repeats) {
 }
 END_TEST
 
+/* --temp 1e7 --top-p 1e-6: every probability is about 1/n, below the bound that
+ * rules a token out of the nucleus, and the nucleus is the best token alone. */
+START_TEST(sampler_tiny_nucleus) {
+    const float logits[8] = {0.1f, 0.7f, -2.0f, 0.3f, 0.2f, 1.5f, 1.4f, -0.5f}; /* best: id 5 */
+    Sampler s;
+    sampler_init(&s, 8, 1e7f, 0, 1e-6f, 3);
+    for (int i = 0; i < 100; i++) ck_assert_int_eq(sample_next(&s, logits), 5);
+    sampler_free(&s);
+}
+END_TEST
+
+/* Any temperature, top-k and top-p on any finite logits: an id in range, and the best
+ * one whenever the filters leave only it (top-k 1, or a nucleus of 1e-6: the best
+ * token's probability is at least 1/n). */
+START_TEST(sampler_any_settings) {
+    enum { V = 64 };
+    float logits[V];
+    const float temps[] = {1e-30f, 1e-3f, 0.7f, 1.0f, 1e7f, 3.4e38f};
+    const int ks[] = {0, 1, 2, V - 1, V, V + 5};
+    const float ps[] = {1e-6f, 0.3f, 0.999f, 1.0f};
+    for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < V; i++) /* ties, huge and tiny values */
+            logits[i] = round == 0   ? 0.0f
+                        : round == 1 ? (i % 2 ? 3e38f : -3e38f)
+                        : round == 2 ? (float)((i * 37) % 11)
+                                     : sinf((float)i) * 1e-20f;
+        int best = argmax(logits, V);
+        for (size_t a = 0; a < ARRAY_LEN(temps); a++)
+            for (size_t b = 0; b < ARRAY_LEN(ks); b++)
+                for (size_t c = 0; c < ARRAY_LEN(ps); c++) {
+                    Sampler s;
+                    sampler_init(&s, V, temps[a], ks[b], ps[c], 1);
+                    for (int d = 0; d < 20; d++) {
+                        int id = sample_next(&s, logits);
+                        ck_assert_msg(id >= 0 && id < V, "T %g, k %d, p %g: id %d", (double)temps[a], ks[b],
+                                      (double)ps[c], id);
+                        if (ks[b] == 1 || ps[c] == 1e-6f)
+                            ck_assert_msg(id == best, "T %g, k %d, p %g: id %d, the best is %d",
+                                          (double)temps[a], ks[b], (double)ps[c], id, best);
+                    }
+                    sampler_free(&s);
+                }
+    }
+}
+END_TEST
+
+/* A NaN or an infinity anywhere: no token, whatever the settings (greedy would have
+ * given id 0 for all-NaN logits, as if it meant something). */
+START_TEST(sampler_refuses_nonfinite) {
+    const float bad[] = {NAN, INFINITY, -INFINITY};
+    const struct {
+        float t;
+        int k;
+        float p;
+    } settings[] = {{0, 0, 1}, {1, 0, 1}, {1, 2, 1}, {1, 0, 0.5f}, {1, 2, 0.5f}, {1e7f, 0, 1e-6f}};
+    for (size_t b = 0; b < ARRAY_LEN(bad); b++) {
+        float logits[6] = {0.5f, 1.0f, -1.0f, 0.0f, 2.0f, 0.25f};
+        logits[3] = bad[b];
+        ck_assert_int_eq(first_nonfinite(logits, 6), 3);
+        for (size_t i = 0; i < ARRAY_LEN(settings); i++) {
+            Sampler s;
+            sampler_init(&s, 6, settings[i].t, settings[i].k, settings[i].p, 2);
+            ck_assert_msg(sample_next(&s, logits) == -1, "%g at 3, setting %zu: a token was drawn",
+                          (double)bad[b], i);
+            sampler_free(&s);
+        }
+    }
+    float all_nan[4] = {NAN, NAN, NAN, NAN}, fine[4] = {1, 2, 3, 4};
+    Sampler g;
+    sampler_init(&g, 4, 0, 0, 1, 0);
+    ck_assert_int_eq(sample_next(&g, all_nan), -1);
+    ck_assert_int_eq(first_nonfinite(all_nan, 4), 0);
+    ck_assert_int_eq(first_nonfinite(fine, 4), -1);
+    ck_assert_int_eq(sample_next(&g, fine), 3);
+    sampler_free(&g);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("model");
     TCase *model = tcase_create("model");
@@ -457,6 +537,9 @@ int main(void) {
     tcase_add_test(sampler, sampler_greedy_and_top_k_1);
     tcase_add_test(sampler, sampler_distribution);
     tcase_add_test(sampler, sampler_seed_repeats);
+    tcase_add_test(sampler, sampler_tiny_nucleus);
+    tcase_add_test(sampler, sampler_any_settings);
+    tcase_add_test(sampler, sampler_refuses_nonfinite);
     suite_add_tcase(s, sampler);
     return run_suite(s, CK_NOFORK);
 }

@@ -4,9 +4,12 @@
  * itself held to Hugging Face's ids in chapter 2), and never half a character on
  * the way: checked on 天 split over two byte tokens by hand, and on 20,000 random id
  * sequences of the small test tokenizer (its 256 byte tokens make every kind of
- * broken UTF-8), after every single token.
+ * broken UTF-8), after every single token. For a terminal, control characters come
+ * out escaped but for newlines and tabs; a failed write is reported by the call that
+ * made it.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +122,49 @@ START_TEST(no_tokenizer_and_unknown_ids) {
 }
 END_TEST
 
+/* escape: ESC, CR, BEL, DEL and the C1 control U+009B escaped, as error messages
+ * escape them; '\n', '\t' and ordinary text as they are. */
+START_TEST(escaped_for_a_terminal) {
+    const unsigned char bytes[] = {'a',  0x1B, '[',  '2',  'J',  '\n', '\t', '\r',
+                                   0x07, 0x7F, 0xC2, 0x9B, 0xE5, 0xA4, 0xA9};
+    int ids[sizeof bytes];
+    for (size_t i = 0; i < sizeof bytes; i++) ck_assert_int_ge(ids[i] = byte_token(bytes[i]), 0);
+    for (int escape = 0; escape < 2; escape++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        TextStream s = {.tok = &tok, .to = f, .escape = escape};
+        for (size_t i = 0; i < sizeof bytes; i++) ck_assert(text_stream_token(&s, ids[i]));
+        ck_assert(text_stream_end(&s));
+        fclose(f);
+        if (escape)
+            ck_assert_str_eq(text, "a\\x1b[2J\n\t\\r\\x07\\x7f\\u009b天");
+        else
+            ck_assert(len == sizeof bytes && memcmp(text, bytes, len) == 0); /* raw when redirected */
+        free(text);
+    }
+}
+END_TEST
+
+static ssize_t write_fails(void *cookie, const char *buf, size_t size) {
+    (void)cookie, (void)buf, (void)size;
+    errno = EPIPE;
+    return -1;
+}
+
+/* A stream that takes nothing (a closed pipe): the first token says so. */
+START_TEST(a_failed_write_is_reported) {
+    FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = write_fails});
+    TextStream s = {.tok = &tok, .to = f};
+    ck_assert(!text_stream_token(&s, byte_token('a')));
+    ck_assert_int_eq(s.error, EPIPE);
+    ck_assert(!text_stream_token(&s, byte_token('b'))); /* and stays failed */
+    TextStream ids = {.tok = NULL, .to = f};
+    ck_assert(!text_stream_token(&ids, 5));
+    fclose(f);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("textstream");
     TCase *tc = tcase_create("stream");
@@ -127,6 +173,8 @@ int main(void) {
     tcase_add_test(tc, split_character);
     tcase_add_test(tc, random_sequences_equal_decode);
     tcase_add_test(tc, no_tokenizer_and_unknown_ids);
+    tcase_add_test(tc, escaped_for_a_terminal);
+    tcase_add_test(tc, a_failed_write_is_reported);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_FORK_GETENV);
 }

@@ -15,12 +15,14 @@
  * take e^r from a degree-6 polynomial, and multiply by 2^n, which is just n put
  * into the exponent bits. Within 1 float32 step (ulp) of the exact value for
  * −87 ≤ x ≤ 88; x is clamped to that range (e^x is then at most 1.7e38, and at
- * least 1.6e−38, a normal float). */
+ * least 1.6e−38, a normal float). A NaN stays NaN (the polynomial of a NaN is NaN),
+ * and is never converted to an integer: that would be undefined, not just wrong. */
 static inline float exp_vec(float x) {
     x = x < -87.0f ? -87.0f : x;
     x = x > 88.0f ? 88.0f : x;
     /* n = round(x / ln 2): adding and removing 1.5·2^23 leaves the nearest whole number */
     float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    n = n == n ? n : 0.0f; /* NaN: any exponent will do */
     /* r = x − n·ln 2, with ln 2 in two parts (0.693359375 is exact in a few bits), so
      * the product n·ln 2 loses nothing */
     float r = x - n * 0.693359375f + n * 2.12194440e-4f;

@@ -33,15 +33,14 @@
  * Guarantees the later chapters rely on:
  *   - linear_batch's row t equals linear() on token t bit for bit, for every T, so a
  *     token-by-token decode sees exactly the projections of the full pass;
- *   - neither depends on the number of OpenMP threads (bit for bit): each output is
+ *   - neither depends on the number of worker threads (bit for bit): each output is
  *     always summed by the same code in the same order, whichever core runs it.
  *
  * The caller checks the shapes when it loads W (w->ndim == 2, w->shape[1] == in);
  * these functions trust them. W's data needs only the alignment of its element type,
  * as in a memory-mapped safetensors file. y is overwritten and must not overlap x.
- * The work is spread over the OpenMP threads; called from inside a parallel region
- * (with nested parallelism off, OpenMP's default) it runs on the calling thread alone,
- * with the same results.
+ * The work is spread over the pool's workers (kernels/pool.h); called from inside a
+ * pool task it runs on the calling thread alone, with the same results.
  */
 #ifndef LINEAR_H
 #define LINEAR_H

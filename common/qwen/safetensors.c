@@ -4,6 +4,7 @@
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,9 +84,57 @@ static int span_cmp(const void *a, const void *b) {
     return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
+/* About what parsing a header of len bytes takes (safetensors.h): cJSON's tree, a
+ * node for every value and a block for every string, and for every tensor its entry,
+ * its span, its name and its index slot. Counted in one pass without parsing: every
+ * value but the first follows a ',', ':', '[' or '{' outside a string, and every
+ * tensor is a key of the top-level object (a ':' at depth 1). */
+static uint64_t header_memory(const char *json, uint64_t len) {
+    enum { BLOCK = 32, INDEX = 64 }; /* malloc's bookkeeping per block; a name's index slot and copy */
+    uint64_t values = 1, strings = 0, tensors = 0;
+    int64_t depth = 0;
+    bool in_string = false;
+    for (uint64_t i = 0; i < len; i++) {
+        char c = json[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true, strings++;
+        } else if (c == '{' || c == '[') {
+            depth++, values++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        } else if (c == ',' || c == ':') {
+            values++;
+            tensors += c == ':' && depth == 1;
+        }
+    }
+    uint64_t bytes = size_mul(values, sizeof(cJSON) + BLOCK);
+    bytes = size_add(bytes, size_mul(strings, BLOCK));
+    bytes = size_add(bytes, size_mul(tensors, sizeof(Tensor) + sizeof(Span) + INDEX));
+    return size_add(bytes, size_mul(len, 2)); /* the strings' copies: cJSON's and the names' */
+}
+
+/* Keeps the "__metadata__" strings (other values are ignored, as readers do). */
+static void keep_metadata(SafeTensors *st, const cJSON *meta) {
+    for (const cJSON *e = meta->child; e; e = e->next) {
+        if (!cJSON_IsString(e)) continue;
+        st->meta = xrealloc(st->meta, sizeof *st->meta * 2 * (size_t)(st->n_meta + 1));
+        st->meta[2 * st->n_meta] = xstrdup(e->string);
+        st->meta[2 * st->n_meta + 1] = xstrdup(e->valuestring);
+        st->n_meta++;
+    }
+}
+
 /* Parses and checks the header; fills st->tensors (data pointers included). */
 static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len, Error *err) {
     const char *path = st->path;
+    char what[64 + PATH_MAX];
+    snprintf(what, sizeof what, "%s: reading its header of %llu bytes", path, (unsigned long long)header_len);
+    if (!mem_check(header_memory(json, header_len), what, err)) return false;
     const char *json_end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(json, (size_t)header_len, &json_end, false);
     if (!root) return error_set(err, "%s: header is not valid JSON", path);
@@ -118,6 +167,7 @@ static bool parse_header(SafeTensors *st, const char *json, uint64_t header_len,
                 error_set(err, "%s: \"__metadata__\" is not an object", path);
                 goto done;
             }
+            keep_metadata(st, e);
             continue;
         }
         Tensor *t = &st->tensors[st->count];
@@ -229,6 +279,8 @@ void st_close(SafeTensors *st) {
     for (int i = 0; i < st->n_copies; i++) free(st->copies[i]);
     free(st->copies);
     strmap_free(&st->index);
+    for (int i = 0; i < 2 * st->n_meta; i++) free(st->meta[i]);
+    free(st->meta);
     free(st->path);
     memset(st, 0, sizeof *st);
 }
@@ -238,6 +290,12 @@ const Tensor *st_find(const SafeTensors *st, const char *name) {
     return strmap_get(&st->index, name, &i) ? &st->tensors[i] : NULL;
 }
 
+const char *st_metadata(const SafeTensors *st, const char *key) {
+    for (int i = 0; i < st->n_meta; i++)
+        if (strcmp(st->meta[2 * i], key) == 0) return st->meta[2 * i + 1];
+    return NULL;
+}
+
 /* ---- writing -------------------------------------------------------------- */
 
 void stw_init(StWriter *w) { memset(w, 0, sizeof *w); }
@@ -245,6 +303,7 @@ void stw_init(StWriter *w) { memset(w, 0, sizeof *w); }
 void stw_free(StWriter *w) {
     for (int i = 0; i < w->count; i++) free(w->entries[i].name);
     free(w->entries);
+    free(w->metadata.s);
     memset(w, 0, sizeof *w);
 }
 
@@ -289,6 +348,15 @@ uint64_t stw_data_bytes(const StWriter *w) {
     return total;
 }
 
+static void text_add_json_string(Text *b, const char *s);
+
+void stw_set_metadata(StWriter *w, const char *key, const char *value) {
+    text_add(&w->metadata, ",");
+    text_add_json_string(&w->metadata, key);
+    text_add(&w->metadata, ":");
+    text_add_json_string(&w->metadata, value);
+}
+
 static void text_add_json_string(Text *b, const char *s) {
     text_add(b, "\"");
     for (; *s; s++) {
@@ -321,7 +389,7 @@ static void encode_values(DType dtype, const float *src, int64_t count, void *ds
 
 bool stw_write(const StWriter *w, const char *path, uint64_t *data_bytes, Error *err) {
     Text hdr = {0};
-    text_add(&hdr, "{\"__metadata__\":{\"format\":\"pt\"}");
+    text_add(&hdr, "{\"__metadata__\":{\"format\":\"pt\"%s}", w->metadata.s ? w->metadata.s : "");
     uint64_t offset = 0;
     for (int i = 0; i < w->count; i++) {
         const StWriterEntry *e = &w->entries[i];
@@ -337,7 +405,8 @@ bool stw_write(const StWriter *w, const char *path, uint64_t *data_bytes, Error 
     text_add(&hdr, "}");
     while (hdr.len % 8) text_add(&hdr, " "); /* data area starts 8-byte aligned */
 
-    FILE *f = xfopen(path, "wb", err);
+    FileReplace r;
+    FILE *f = file_replace_begin(&r, path, err);
     if (!f) {
         free(hdr.s);
         return false;
@@ -370,8 +439,8 @@ bool stw_write(const StWriter *w, const char *path, uint64_t *data_bytes, Error 
     free(bytes);
     /* a trailing hole needs the file extended to its full length */
     ok = ok && fflush(f) == 0 && ftruncate(fileno(f), (off_t)file_bytes) == 0;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    if (!ok) error_set(err, "cannot write %s: %s", path, strerror(errno));
+    if (!file_replace_commit(&r, ok, err)) return false;
     if (data_bytes) *data_bytes = offset;
     return true;
 }

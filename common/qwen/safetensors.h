@@ -20,7 +20,10 @@
  * promise that a tensor's bytes are aligned for its dtype; the reader checks and,
  * for the rare tensor that is not, keeps an aligned copy, so Tensor.data can
  * always be read as uint16_t / float directly (copies beyond the memory limit of
- * util.h are an error, not an allocation).
+ * util.h are an error, not an allocation). The parsed header takes memory too,
+ * far more than its bytes (a JSON value and a tensor entry of its own for every
+ * few bytes: a 10^8-byte header of empty tensors would take ~2 GB), so it is
+ * estimated and held to the same limit before it is parsed.
  */
 #ifndef SAFETENSORS_H
 #define SAFETENSORS_H
@@ -46,6 +49,8 @@ typedef struct {
     StrMap index;  /* name → position in tensors */
     void **copies; /* aligned copies of misaligned tensors (usually none) */
     int n_copies;
+    char **meta;   /* "__metadata__": key, value, key, value, ... (string values only) */
+    int n_meta;    /* pairs */
 } SafeTensors;
 
 /* Maps path and validates its header. On failure st is left empty. */
@@ -53,6 +58,8 @@ bool st_open(SafeTensors *st, const char *path, Error *err);
 void st_close(SafeTensors *st);
 /* The tensor stored under exactly this name, or NULL. */
 const Tensor *st_find(const SafeTensors *st, const char *name);
+/* The "__metadata__" string stored under key, or NULL. */
+const char *st_metadata(const SafeTensors *st, const char *key);
 
 /* ---- writing ---------------------------------------------------------------
  * Tensors are described first (name, stored dtype, shape, where the float32
@@ -77,6 +84,7 @@ typedef struct {
 typedef struct {
     StWriterEntry *entries;
     int count, cap;
+    Text metadata; /* more "__metadata__" pairs after "format": "pt", as JSON */
 } StWriter;
 
 void stw_init(StWriter *w);
@@ -87,10 +95,15 @@ void stw_free(StWriter *w);
 void stw_add(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape, const float *values);
 void stw_add_generated(StWriter *w, const char *name, DType dtype, int ndim, const int64_t *shape,
                        StGenerate generate, void *ctx);
+/* Adds key: value to the file's "__metadata__" (both plain strings). */
+void stw_set_metadata(StWriter *w, const char *key, const char *value);
 /* The bytes stw_write will put in the data area (saturating at UINT64_MAX). */
 uint64_t stw_data_bytes(const StWriter *w);
 /* Writes the file; the header is padded with spaces to a multiple of 8 bytes so
- * the data area starts aligned. Returns the number of data bytes in *data_bytes. */
+ * the data area starts aligned. Returns the number of data bytes in *data_bytes.
+ * The file is written whole or not at all: into a new file beside path, flushed to
+ * the disk, then renamed over path (util.h's file_replace), so a write that fails
+ * half-way (a full disk) leaves whatever path held before as it was. */
 bool stw_write(const StWriter *w, const char *path, uint64_t *data_bytes, Error *err);
 
 #endif

@@ -67,26 +67,36 @@ static int top_k_ids(const float *logits, int n, int k, int *order) {
     return have;
 }
 
+int first_nonfinite(const float *v, int n) {
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return i;
+    return -1;
+}
+
 int sample_next(Sampler *s, const float *logits) {
     int n = s->vocab;
+    if (first_nonfinite(logits, n) >= 0) return -1;
     if (sampler_is_greedy(s)) return argmax(logits, n);
 
     /* The candidates, best first: the top k; or, for top-p alone, every token that
-     * could be in the nucleus. A token whose probability is below (1 − top_p) / (n − 1)
-     * never is: all of those together weigh less than 1 − top_p, so the better ones
-     * reach top_p first. */
+     * could be in the nucleus. A token other than the best whose probability is below
+     * (1 − top_p) / (n − 1) never is: those are at most n − 1 tokens, together lighter
+     * than 1 − top_p, so the best and the others reach top_p first. The best itself
+     * is always a candidate (at a high temperature every probability can be below
+     * that bound, and the nucleus is then the best alone). */
     int m = 0;
     double whole = -1; /* the weight of the whole distribution, when only part of it is kept */
     if (s->top_k > 0 && s->top_k < n) {
         m = top_k_ids(logits, n, s->top_k, s->order);
     } else if (s->top_p < 1.0f) {
-        float best = logits[argmax(logits, n)];
+        int top = argmax(logits, n);
+        float best = logits[top];
         double total = 0;
         for (int i = 0; i < n; i++) total += exp(((double)logits[i] - best) / s->temperature);
-        double cut = (1.0 - s->top_p) / (n - 1) * total;
+        double cut = n > 1 ? (1.0 - s->top_p) / (n - 1) * total : 0;
         whole = total;
         for (int i = 0; i < n; i++)
-            if (exp(((double)logits[i] - best) / s->temperature) >= cut) s->order[m++] = i;
+            if (i == top || exp(((double)logits[i] - best) / s->temperature) >= cut) s->order[m++] = i;
         qsort_r(s->order, (size_t)m, sizeof *s->order, by_logit, (void *)logits);
     } else {
         for (int i = 0; i < n; i++) s->order[i] = i; /* the whole distribution, in id order */

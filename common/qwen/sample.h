@@ -41,8 +41,14 @@ void sampler_free(Sampler *s);
 /* True when the sampler always takes the highest score. */
 bool sampler_is_greedy(const Sampler *s);
 
-/* The next token for these logits [vocab]. */
+/* The next token for these logits [vocab]; -1 when one of them is NaN or infinite
+ * (the weights or the state that made them hold such numbers: no token drawn from
+ * them would mean anything, so none is). Otherwise always an id in 0 .. vocab − 1,
+ * for any temperature, top-k and top-p. */
 int sample_next(Sampler *s, const float *logits);
+
+/* The index of the first of n values that is NaN or infinite, or -1. */
+int first_nonfinite(const float *v, int n);
 
 /* The index of the largest of n values (the first one on a tie). */
 int argmax(const float *v, int n);

@@ -695,6 +695,7 @@ typedef struct {
     unsigned long budget_total; /* ... and the whole text, for messages */
     size_t text_bytes;          /* the text's length, for messages */
     Buf word;                   /* byte-level string of a piece (ignore_merges only) */
+    bool plain;                 /* tok_encode_text: no added token is matched */
 } Work;
 
 static void work_reserve(Work *w, int n) {
@@ -935,7 +936,7 @@ static bool encode_stage(const Tokenizer *tok, Work *w, const char *s, size_t n,
     size_t gap = 0;
     for (size_t i = 0; i < n;) {
         const AddedToken *hit = NULL;
-        if (t->added_first[(unsigned char)s[i]] & kind) {
+        if (!w->plain && t->added_first[(unsigned char)s[i]] & kind) {
             for (int k = 0; k < tok->n_added && !hit; k++) {
                 const AddedToken *a = &tok->added[t->added_by_len[k]];
                 if (a->normalized == normalized && (size_t)a->len <= n - i &&
@@ -956,7 +957,9 @@ static bool encode_stage(const Tokenizer *tok, Work *w, const char *s, size_t n,
     return true;
 }
 
-bool tok_encode(const Tokenizer *tok, const char *text, size_t len, TokenIds *out, Error *err) {
+/* tok_encode, or with plain tok_encode_text. */
+static bool encode(const Tokenizer *tok, const char *text, size_t len, bool plain, TokenIds *out,
+                   Error *err) {
     if (len > TOK_MAX_TEXT_BYTES)
         return error_set(err, "input text is %zu bytes; at most %d MiB are encoded at a time (split it up)",
                          len, TOK_MAX_TEXT_BYTES >> 20);
@@ -964,12 +967,20 @@ bool tok_encode(const Tokenizer *tok, const char *text, size_t len, TokenIds *ou
     if (!utf8_check(text, len, &bad))
         return error_set(err, "input text is not valid UTF-8: byte 0x%02X at offset %zu",
                          (unsigned char)text[bad], bad);
-    Work w = {0};
+    Work w = {.plain = plain};
     w.text_bytes = len;
     w.budget = w.budget_total = TOK_REGEX_STEPS_BASE + TOK_REGEX_STEPS_PER_BYTE * (unsigned long)len;
     bool ok = encode_stage(tok, &w, text, len, false, out, err);
     work_free(&w);
     return ok;
+}
+
+bool tok_encode(const Tokenizer *tok, const char *text, size_t len, TokenIds *out, Error *err) {
+    return encode(tok, text, len, false, out, err);
+}
+
+bool tok_encode_text(const Tokenizer *tok, const char *text, size_t len, TokenIds *out, Error *err) {
+    return encode(tok, text, len, true, out, err);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1076,19 +1087,84 @@ char *tok_decode(const Tokenizer *tok, const int *ids, int n, size_t *len, Error
 /* Chat template                                                             */
 /* ------------------------------------------------------------------------- */
 
+/* The template around the messages, piece by piece: emit(ctx, text, marker) with
+ * marker true for its control tokens (<|im_start|>, <|im_end|>, <think>, </think>)
+ * and false for text (a role, a newline, a message's content). */
+static void chat_walk(const ChatMessage *messages, int n, bool add_generation_prompt, bool enable_thinking,
+                      void (*emit)(void *ctx, const char *text, bool marker), void *ctx) {
+    for (int i = 0; i < n; i++) {
+        emit(ctx, "<|im_start|>", true);
+        emit(ctx, messages[i].role, false);
+        emit(ctx, "\n", false);
+        emit(ctx, messages[i].content, false);
+        emit(ctx, "<|im_end|>", true);
+        emit(ctx, "\n", false);
+    }
+    if (add_generation_prompt) {
+        emit(ctx, "<|im_start|>", true);
+        emit(ctx, "assistant\n", false);
+        emit(ctx, "<think>", true);
+        emit(ctx, "\n", false);
+        if (!enable_thinking) {
+            emit(ctx, "\n", false);
+            emit(ctx, "</think>", true);
+            emit(ctx, "\n\n", false);
+        }
+    }
+}
+
+static void render_piece(void *ctx, const char *text, bool marker) {
+    (void)marker;
+    buf_str(ctx, text);
+}
+
 char *tok_chat_render(const ChatMessage *messages, int n, bool add_generation_prompt, bool enable_thinking) {
     Buf b = {0};
     buf_add(&b, "", 0);
-    for (int i = 0; i < n; i++) {
-        buf_str(&b, "<|im_start|>");
-        buf_str(&b, messages[i].role);
-        buf_str(&b, "\n");
-        buf_str(&b, messages[i].content);
-        buf_str(&b, "<|im_end|>\n");
-    }
-    if (add_generation_prompt) {
-        buf_str(&b, "<|im_start|>assistant\n");
-        buf_str(&b, enable_thinking ? "<think>\n" : "<think>\n\n</think>\n\n");
-    }
+    chat_walk(messages, n, add_generation_prompt, enable_thinking, render_piece, &b);
     return b.p;
+}
+
+/* tok_chat_encode's state: the text since the last marker, encoded when the next
+ * marker (or the end) comes, so that every run of text is split as one piece of
+ * the whole rendered text would be. */
+typedef struct {
+    const Tokenizer *tok;
+    TokenIds *out;
+    Buf text;
+    bool ok;
+    Error *err;
+} ChatIds;
+
+static void chat_flush(ChatIds *c) {
+    if (c->ok && c->text.n > 0) c->ok = tok_encode_text(c->tok, c->text.p, c->text.n, c->out, c->err);
+    c->text.n = 0;
+}
+
+static void encode_piece(void *ctx, const char *text, bool marker) {
+    ChatIds *c = ctx;
+    const AddedToken *a = NULL;
+    for (int i = 0; marker && i < c->tok->n_added && !a; i++)
+        if (strcmp(c->tok->added[i].content, text) == 0) a = &c->tok->added[i];
+    if (!a) { /* text, or a marker the file does not have: text, as tok_encode would take it */
+        buf_str(&c->text, text);
+        return;
+    }
+    chat_flush(c);
+    if (c->ok) tok_ids_push(c->out, a->id);
+}
+
+bool tok_chat_encode(const Tokenizer *tok, const ChatMessage *messages, int n, bool add_generation_prompt,
+                     bool enable_thinking, TokenIds *out, Error *err) {
+    for (int i = 0; i < n; i++) {
+        size_t bad;
+        if (!utf8_check(messages[i].content, strlen(messages[i].content), &bad))
+            return error_set(err, "message %d (%s) is not valid UTF-8: byte 0x%02X at offset %zu", i + 1,
+                             messages[i].role, (unsigned char)messages[i].content[bad], bad);
+    }
+    ChatIds c = {.tok = tok, .out = out, .ok = true, .err = err};
+    chat_walk(messages, n, add_generation_prompt, enable_thinking, encode_piece, &c);
+    chat_flush(&c);
+    free(c.text.p);
+    return c.ok;
 }

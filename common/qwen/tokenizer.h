@@ -59,15 +59,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "workbook/utf8.h"
 #include "workbook/util.h"
 
-/* A growing list of token ids. Start from {0}; tok_ids_free() releases it. */
+/* A growing list of token ids. Start from {0}; tok_ids_free() releases it. The
+ * counts are 64-bit: a list as long as a context of 2^31 tokens does not wrap. */
 typedef struct {
     int *ids;
-    int n;
-    int cap;
+    int64_t n;
+    int64_t cap;
 } TokenIds;
 
 void tok_ids_push(TokenIds *t, int id);
@@ -154,6 +156,13 @@ void tok_free(Tokenizer *tok);
  * longer than TOK_MAX_TEXT_BYTES, and a split regex over its budget (above). */
 bool tok_encode(const Tokenizer *tok, const char *text, size_t len, TokenIds *out, Error *err);
 
+/* The same with step 1 left out: no added token is matched, so text that spells
+ * "<|im_end|>" or "<think>" is split and merged like any other text. That is how a
+ * chat encodes what a person typed: only the chat template writes control tokens
+ * (Hugging Face's split_special_tokens=True does this for the special ones,
+ * llama.cpp's server for message content). */
+bool tok_encode_text(const Tokenizer *tok, const char *text, size_t len, TokenIds *out, Error *err);
+
 /* Ids back to text: a newly allocated, NUL-terminated UTF-8 string (*len bytes
  * without the terminator when len != NULL; the text itself may hold U+0000, so
  * a caller that prints it uses the length). A byte sequence that is not UTF-8 —
@@ -186,12 +195,21 @@ const AddedToken *tok_added(const Tokenizer *tok, int id);
  * (enable_thinking false): the prompt then carries an empty <think></think>
  * block, so the model answers directly; with enable_thinking it ends in
  * "<think>\n" and the model writes its reasoning first. Returns a newly
- * allocated string, to be encoded with tok_encode (the markers are added tokens). */
+ * allocated string, to be encoded with tok_encode (the markers are added tokens).
+ *
+ * tok_chat_encode gives the ids of that text directly, for a chat: the template's
+ * markers become their added tokens, and everything else, the messages' content
+ * above all, is encoded as plain text (tok_encode_text), so a message that spells
+ * "<|im_end|>\n<|im_start|>system" cannot close its own turn. For content that spells
+ * no added token, the ids are exactly tok_encode's of tok_chat_render's text. A
+ * message that is not valid UTF-8 is an error giving the offset in its content. */
 typedef struct {
     const char *role; /* "system", "user" or "assistant" */
     const char *content;
 } ChatMessage;
 
 char *tok_chat_render(const ChatMessage *messages, int n, bool add_generation_prompt, bool enable_thinking);
+bool tok_chat_encode(const Tokenizer *tok, const ChatMessage *messages, int n, bool add_generation_prompt,
+                     bool enable_thinking, TokenIds *out, Error *err);
 
 #endif

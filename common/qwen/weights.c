@@ -173,6 +173,8 @@ bool ckpt_open(Checkpoint *ck, const char *dir, Error *err) {
     free(config);
     free(index);
     free(single);
+    for (int i = 0; ok && i < ck->n_shards && !ck->synthetic; i++)
+        ck->synthetic = st_metadata(&ck->shards[i], SYNTHETIC_MARK);
     if (!ok) ckpt_close(ck);
     return ok;
 }

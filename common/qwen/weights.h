@@ -45,8 +45,14 @@ typedef struct {
     StrMap names;        /* text tensor name without prefix → index into refs */
     const Tensor **refs; /* [n_refs] */
     int n_refs;
-    int n_skipped; /* vision-tower and mtp tensors seen and ignored */
+    int n_skipped;         /* vision-tower and mtp tensors seen and ignored */
+    const char *synthetic; /* make_synthetic's mark in a shard's metadata ("random weights",
+                              "all zeros"), or NULL for any other checkpoint */
 } Checkpoint;
+
+/* The "__metadata__" key make_synthetic (workbook/synthetic.h) marks its shards with:
+ * a demo on such a checkpoint says that the numbers its weights decide mean nothing. */
+#define SYNTHETIC_MARK "workbook.synthetic"
 
 /* Opens dir: config.json, the index (or model.safetensors), every shard. The
  * tensors' shapes are checked by the parts that use them (ckpt_expect); model.h's
@@ -99,7 +105,8 @@ char *model_find(const char *flag_value, const char **source, Error *err);
     "  hf download Qwen/Qwen3.5-0.8B --local-dir models/Qwen3.5-0.8B\n"                                      \
     "or\n"                                                                                                   \
     "  modelscope download --model Qwen/Qwen3.5-0.8B --local_dir models/Qwen3.5-0.8B\n"                      \
-    "Without the download, `make synthetic` writes random weights of the same shapes\n"                      \
-    "(then --model models/Qwen3.5-0.8B-synthetic)."
+    "Without the download, every demo runs on random weights of the same shapes\n"                           \
+    "(their numbers and text mean nothing) after, from the repository root,\n"                               \
+    "  make synthetic && export QWEN35_MODEL=$PWD/models/Qwen3.5-0.8B-synthetic"
 
 #endif

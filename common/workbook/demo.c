@@ -78,6 +78,32 @@ void demo_open_model(Model *m, const char *model_flag) {
     if (!dir) die("%s", err.msg);
     if (!model_open(m, dir, &err)) die("%s", err.msg);
     free(dir);
+    demo_note_checkpoint(m);
+}
+
+/* The mark of the checkpoint opened: NULL, or what its weights are, in words. */
+static const char *g_synthetic;
+
+void demo_synthetic_notice(void) {
+    static bool said;
+    if (!g_synthetic || said) return;
+    said = true;
+    fprintf(stderr,
+            "%s: 这个检查点是 make_synthetic 写的，%s：由权重决定的数和生成的文字都没有意义"
+            "（只由形状决定的行和真实的模型一样）\n",
+            program_name(), g_synthetic);
+}
+
+static void notice_at_exit(void) {
+    if (!dying()) demo_synthetic_notice();
+}
+
+void demo_note_checkpoint(const Model *m) {
+    const char *mark = m->ck.synthetic;
+    if (!mark || g_synthetic) return;
+    /* the file's own words are not printed: a known mark, or a plain statement */
+    g_synthetic = strcmp(mark, "all zeros") == 0 ? "权重全是 0" : "权重是随机数";
+    atexit(notice_at_exit);
 }
 
 void demo_start_sentence(SentenceDemo *d, int argc, char **argv, bool with_plot, void (*usage)(FILE *)) {

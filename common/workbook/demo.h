@@ -98,8 +98,18 @@ static inline uint64_t floats(uint64_t n) { return size_mul(n, sizeof(float)); }
 /* ---- the checkpoint ----------------------------------------------------------- */
 
 /* Finds the model (--model value or NULL; see model_find) and opens it, every
- * weight checked against config.json (model_open). */
+ * weight checked against config.json (model_open), and notes whether make_synthetic
+ * wrote it (demo_note_checkpoint). */
 void demo_open_model(Model *m, const char *model_flag);
+
+/* A checkpoint that make_synthetic wrote (weights.h's SYNTHETIC_MARK) holds random
+ * weights (or zeros): every number the weights decide, and every generated word, means
+ * nothing, and a reader must be told so, once. demo_note_checkpoint remembers the mark
+ * and has the notice said on stderr when the run ends well (never after an error line,
+ * which stays the one line of a failed run); a demo whose output goes on and on (a
+ * chat) says it at the start instead, with demo_synthetic_notice. */
+void demo_note_checkpoint(const Model *m);
+void demo_synthetic_notice(void);
 
 /* What the chapter 3–5 demos start from: their flags, the model, and the token ids
  * they run on with the words their first line names them by (sentence_ids: --ids,

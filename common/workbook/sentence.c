@@ -102,14 +102,14 @@ bool sentence_ids(const Checkpoint *ck, const char *ids_flag, TokenIds *out, cha
     *out = (TokenIds){0};
     if (ids_flag) {
         if (!ids_parse(ids_flag, ck->config.vocab_size, out, err)) return false;
-        snprintf(label, label_size, "--ids 给的 %d 个 token", out->n);
+        snprintf(label, label_size, "--ids 给的 %lld 个 token", (long long)out->n);
         return true;
     }
     char *tok_path = path_join(ck->dir, "tokenizer.json");
     if (is_file(tok_path)) {
         bool ok = encode_sentence(ck, tok_path, out, err);
         free(tok_path);
-        if (ok) snprintf(label, label_size, "「%s」的 %d 个 token", BOOK_SENTENCE, out->n);
+        if (ok) snprintf(label, label_size, "「%s」的 %lld 个 token", BOOK_SENTENCE, (long long)out->n);
         return ok;
     }
     free(tok_path);
@@ -126,10 +126,10 @@ bool sentence_ids(const Checkpoint *ck, const char *ids_flag, TokenIds *out, cha
         tok_ids_push(out, ref[i]);
     }
     fprintf(stderr,
-            "%s: 模型目录里没有 tokenizer.json，用参考脚本的 %d 个 token id 代替「%s」"
+            "%s: 模型目录里没有 tokenizer.json，用参考脚本的 %lld 个 token id 代替「%s」"
             "（--ids 1,2,3 可以换成别的）\n",
-            program_name(), out->n, BOOK_SENTENCE);
-    snprintf(label, label_size, "参考脚本的 %d 个 token", out->n);
+            program_name(), (long long)out->n, BOOK_SENTENCE);
+    snprintf(label, label_size, "参考脚本的 %lld 个 token", (long long)out->n);
     return true;
 }
 

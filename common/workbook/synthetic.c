@@ -8,6 +8,7 @@
 
 #include "kernels/pool.h"
 #include "qwen/safetensors.h"
+#include "qwen/weights.h"
 #include "strmap.h"
 
 void synth_config_full(Config *c) {
@@ -314,6 +315,7 @@ bool synth_write(const char *dir, const SynthOptions *o, Error *err) {
         snprintf(file, sizeof file, "model.safetensors-%05d-of-%05d.safetensors", s + 1, n_shards);
         StWriter w;
         stw_init(&w);
+        stw_set_metadata(&w, SYNTHETIC_MARK, o->zeros ? "all zeros" : "random weights");
         for (int i = l.count * s / n_shards; i < l.count * (s + 1) / n_shards; i++) {
             Spec *t = &l.items[i];
             if (o->zeros)

@@ -51,7 +51,9 @@ void synth_config_tiny(Config *c);
 void synth_config_mid(Config *c);
 
 /* Writes config.json, generation_config.json, the index and the shard(s) into dir
- * (created if needed). */
+ * (created if needed). Every shard carries the mark "workbook.synthetic": "random
+ * weights" (or "all zeros") in its metadata (weights.h's SYNTHETIC_MARK), so the demos
+ * can tell a reader that the numbers these weights decide mean nothing. */
 bool synth_write(const char *dir, const SynthOptions *o, Error *err);
 
 #endif

@@ -1,6 +1,7 @@
 /* textstream.c — printing generated tokens as text, whole characters only (see textstream.h). */
 #include "textstream.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,10 @@ static void flush_whole(TextStream *s, bool final) {
     while (i < s->n_held) {
         int prefix, k = utf8_char(s->held + i, (size_t)(s->n_held - i), &prefix);
         if (k > 0) {
-            fwrite(s->held + i, 1, (size_t)k, s->to);
+            if (s->escape)
+                write_escaped(s->to, (const char *)s->held + i, (size_t)k);
+            else
+                fwrite(s->held + i, 1, (size_t)k, s->to);
             i += k;
         } else if (prefix == s->n_held - i && !final) {
             break; /* a character begun: its other bytes may come with the next token */
@@ -29,18 +33,23 @@ static void flush_whole(TextStream *s, bool final) {
     s->n_held -= i;
 }
 
-void text_stream_token(TextStream *s, int id) {
+/* Flushes the stream; false once a write has failed, with its errno kept. */
+static bool sent(TextStream *s) {
+    if ((fflush(s->to) != 0 || ferror(s->to)) && !s->error) s->error = errno ? errno : EIO;
+    return s->error == 0;
+}
+
+bool text_stream_token(TextStream *s, int id) {
+    errno = 0;
     if (!s->tok) { /* no tokenizer: the ids */
         fprintf(s->to, " %d", id);
-        fflush(s->to);
-        return;
+        return sent(s);
     }
     const char *token = tok_token(s->tok, id);
     if (!token) { /* no token of this tokenizer */
         flush_whole(s, true);
         fputs(REPLACEMENT, s->to);
-        fflush(s->to);
-        return;
+        return sent(s);
     }
     size_t need = strlen(token); /* tok_token_bytes writes at most this many */
     unsigned char small[256], *bytes = need <= sizeof small ? small : xmalloc(need);
@@ -50,10 +59,11 @@ void text_stream_token(TextStream *s, int id) {
         if (s->n_held == (int)sizeof s->held || i == n - 1) flush_whole(s, false);
     }
     if (bytes != small) free(bytes);
-    fflush(s->to);
+    return sent(s);
 }
 
-void text_stream_end(TextStream *s) {
+bool text_stream_end(TextStream *s) {
+    errno = 0;
     flush_whole(s, true);
-    fflush(s->to);
+    return sent(s);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <math.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -46,8 +47,8 @@ static void out_bytes(Out *o, const char *p, size_t n) {
 /* Copies n bytes of s, escaping what must not reach a terminal: control characters
  * (\n, \t, \r, else \xHH), DEL, the C1 controls U+0080..U+009F (\u00HH; 0x9b alone
  * starts an escape sequence on some terminals) and bytes that are not UTF-8 (\xHH).
- * keep_newlines lets '\n' through. */
-static void out_escaped(Out *o, const char *s, size_t n, bool keep_newlines) {
+ * keep_layout lets '\n' and '\t' through. */
+static void out_escaped(Out *o, const char *s, size_t n, bool keep_layout) {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
@@ -69,8 +70,8 @@ static void out_escaped(Out *o, const char *s, size_t n, bool keep_newlines) {
         unsigned char c = p[run];
         char esc[8];
         size_t used = 1;
-        if (c == '\n' && keep_newlines)
-            snprintf(esc, sizeof esc, "\n");
+        if ((c == '\n' || c == '\t') && keep_layout)
+            snprintf(esc, sizeof esc, "%c", c);
         else if (c == '\n')
             snprintf(esc, sizeof esc, "\\n");
         else if (c == '\t')
@@ -87,7 +88,7 @@ static void out_escaped(Out *o, const char *s, size_t n, bool keep_newlines) {
 }
 
 /* One conversion's text, formatted by the C library into a buffer of its own. */
-static void out_piece(Out *o, bool escape, bool keep_newlines, const char *spec, ...) {
+static void out_piece(Out *o, bool escape, bool keep_layout, const char *spec, ...) {
     char small[256], *buf = small;
     va_list ap, ap2;
     va_start(ap, spec);
@@ -103,7 +104,7 @@ static void out_piece(Out *o, bool escape, bool keep_newlines, const char *spec,
         n = (int)strlen(small);
     }
     if (escape)
-        out_escaped(o, buf, (size_t)n, keep_newlines);
+        out_escaped(o, buf, (size_t)n, keep_layout);
     else
         out_bytes(o, buf, (size_t)n);
     if (buf != small) free(buf);
@@ -112,7 +113,7 @@ static void out_piece(Out *o, bool escape, bool keep_newlines, const char *spec,
 /* printf's formatting, with every %s and %c argument escaped (out_escaped). Handles
  * the conversions C99 printf has: flags, width and precision (also *), the length
  * modifiers hh h l ll j z t L. */
-static void format_escaped(Out *o, bool keep_newlines, const char *fmt, va_list ap) {
+static void format_escaped(Out *o, bool keep_layout, const char *fmt, va_list ap) {
     const char *p = fmt;
     while (*p) {
         const char *pct = strchr(p, '%');
@@ -204,17 +205,17 @@ static void format_escaped(Out *o, bool keep_newlines, const char *fmt, va_list 
             break;
         case 'c':
             if (l)
-                out_piece(o, true, keep_newlines, spec, va_arg(ap, wint_t));
+                out_piece(o, true, keep_layout, spec, va_arg(ap, wint_t));
             else
-                out_piece(o, true, keep_newlines, spec, va_arg(ap, int));
+                out_piece(o, true, keep_layout, spec, va_arg(ap, int));
             break;
         case 's':
             if (l) {
                 const wchar_t *ws = va_arg(ap, const wchar_t *);
-                out_piece(o, true, keep_newlines, spec, ws ? ws : L"(null)");
+                out_piece(o, true, keep_layout, spec, ws ? ws : L"(null)");
             } else {
                 const char *str = va_arg(ap, const char *);
-                out_piece(o, true, keep_newlines, spec, str ? str : "(null)");
+                out_piece(o, true, keep_layout, spec, str ? str : "(null)");
             }
             break;
         case 'p':
@@ -240,19 +241,24 @@ bool error_set(Error *err, const char *fmt, ...) {
     return false;
 }
 
+static bool g_dying;
+
+bool dying(void) { return g_dying; }
+
 void die(const char *fmt, ...) {
+    g_dying = true;
     /* die("%s", err.msg) prints a message error_set() made: its arguments are
      * escaped already, and its own line breaks stay */
-    bool keep_newlines = strcmp(fmt, "%s") == 0;
+    bool keep_layout = strcmp(fmt, "%s") == 0;
     va_list ap, ap2;
     va_start(ap, fmt);
     va_copy(ap2, ap);
     Out count = {NULL, 0, 0};
-    format_escaped(&count, keep_newlines, fmt, ap);
+    format_escaped(&count, keep_layout, fmt, ap);
     char *msg = malloc(count.len + 1);
     if (msg) {
         Out o = {msg, count.len + 1, 0};
-        format_escaped(&o, keep_newlines, fmt, ap2);
+        format_escaped(&o, keep_layout, fmt, ap2);
         msg[count.len] = '\0';
     }
     va_end(ap2);
@@ -261,6 +267,16 @@ void die(const char *fmt, ...) {
     fprintf(stderr, "%s: %s\n", g_program, msg ? msg : "out of memory while reporting an error");
     free(msg);
     exit(EXIT_FAILURE);
+}
+
+void write_escaped(FILE *f, const char *s, size_t n) {
+    Out count = {NULL, 0, 0};
+    out_escaped(&count, s, n, true);
+    char small[64], *buf = count.len < sizeof small ? small : xmalloc(count.len + 1);
+    Out o = {buf, count.len + 1, 0};
+    out_escaped(&o, s, n, true);
+    fwrite(buf, 1, count.len, f);
+    if (buf != small) free(buf);
 }
 
 const char *escape_text(const char *s, char *buf, size_t size) {
@@ -458,25 +474,8 @@ bool write_file(const char *path, const void *data, size_t len, Error *err) {
     return true;
 }
 
-bool check_writable(const char *path, Error *err) {
-    if (!*path) return error_set(err, "an empty file name cannot be written");
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC, 0644);
-    if (fd >= 0) { /* a new file: it can be made; the run makes it again at the end */
-        close(fd);
-        unlink(path);
-        return true;
-    }
-    if (errno != EEXIST) return error_set(err, "cannot write %s: %s", path, strerror(errno));
-    struct stat st;
-    if (stat(path, &st) != 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode)) return error_set(err, "cannot write %s: it %s", path, not_regular(st.st_mode));
-    fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC); /* no O_TRUNC: nothing is changed yet */
-    if (fd < 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
-    close(fd);
-    return true;
-}
-
-bool check_disk_space(const char *path, uint64_t bytes, Error *err) {
+/* The folder of path ("." for a bare name), newly allocated. */
+static char *folder_of(const char *path) {
     char *dir = xstrdup(path), *slash = strrchr(dir, '/');
     if (!slash)
         strcpy(dir, ".");
@@ -484,6 +483,105 @@ bool check_disk_space(const char *path, uint64_t bytes, Error *err) {
         dir[1] = '\0';
     else
         *slash = '\0';
+    return dir;
+}
+
+/* The file path stands for: itself, or for a symbolic link the file it points to. */
+static char *resolve_link(const char *path) {
+    struct stat st;
+    char *real = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? realpath(path, NULL) : NULL;
+    return real ? real : xstrdup(path);
+}
+
+/* A new, empty file beside target (target.XXXXXX), open for writing; -1 with errno. */
+static int new_file_beside(const char *target, char **temp) {
+    size_t n = strlen(target) + 8;
+    *temp = xmalloc(n);
+    snprintf(*temp, n, "%s.XXXXXX", target);
+    int fd = mkostemp(*temp, O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        free(*temp);
+        *temp = NULL;
+        errno = e;
+    }
+    return fd;
+}
+
+FILE *file_replace_begin(FileReplace *r, const char *path, Error *err) {
+    memset(r, 0, sizeof *r);
+    if (!*path) return error_set(err, "an empty file name cannot be written"), NULL;
+    r->target = resolve_link(path);
+    struct stat st;
+    if (stat(r->target, &st) == 0)
+        r->mode = (int)(st.st_mode & 07777); /* the old file's permissions */
+    else {
+        mode_t mask = umask(0); /* a new file's, as fopen would make it */
+        umask(mask);
+        r->mode = (int)(0666 & ~mask);
+    }
+    int fd = new_file_beside(r->target, &r->temp);
+    if (fd >= 0 && fchmod(fd, (mode_t)r->mode) == 0) r->f = fdopen(fd, "wb");
+    if (!r->f) {
+        error_set(err, "cannot write %s: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        if (r->temp) unlink(r->temp);
+        free(r->temp), free(r->target);
+        memset(r, 0, sizeof *r);
+    }
+    return r->f;
+}
+
+bool file_replace_commit(FileReplace *r, bool ok, Error *err) {
+    int e = 0;
+    if (ok && (fflush(r->f) != 0 || fsync(fileno(r->f)) != 0)) e = errno;
+    if (fclose(r->f) != 0 && ok && !e) e = errno;
+    if (ok && !e && rename(r->temp, r->target) != 0) e = errno;
+    if (ok && !e) { /* the rename is in the folder: flush it too (some file systems cannot: fine) */
+        char *dir = folder_of(r->target);
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) fsync(dfd), close(dfd);
+        free(dir);
+    } else {
+        if (ok) error_set(err, "cannot write %s: %s", r->target, strerror(e));
+        unlink(r->temp);
+    }
+    bool done = ok && !e;
+    free(r->temp), free(r->target);
+    memset(r, 0, sizeof *r);
+    return done;
+}
+
+bool check_writable(const char *path, Error *err) {
+    if (!*path) return error_set(err, "an empty file name cannot be written");
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode))
+            return error_set(err, "cannot write %s: it %s", path, not_regular(st.st_mode));
+        int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC); /* no O_TRUNC: nothing is changed yet */
+        if (fd < 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+        close(fd);
+    } else if (errno != ENOENT) {
+        return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    }
+    /* what the replacement will do: a new file in the same folder */
+    char *target = resolve_link(path), *temp;
+    int fd = new_file_beside(target, &temp);
+    free(target);
+    if (fd < 0) return error_set(err, "cannot write %s: %s", path, strerror(errno));
+    close(fd);
+    unlink(temp);
+    free(temp);
+    return true;
+}
+
+bool same_file(const char *a, const char *b) {
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+bool check_disk_space(const char *path, uint64_t bytes, Error *err) {
+    char *dir = folder_of(path);
     struct statvfs v;
     bool known = statvfs(dir, &v) == 0;
     free(dir);
@@ -512,6 +610,32 @@ bool parse_count(const char *flag, const char *text, uint64_t min, uint64_t max,
     if (!ok || v < min || v > max)
         return error_set(err, "%s needs a whole number from %llu to %llu, got '%s'", flag,
                          (unsigned long long)min, (unsigned long long)max, text);
+    *out = v;
+    return true;
+}
+
+/* The end of a run of decimal digits starting at p (p itself when there is none). */
+static const char *skip_digits(const char *p) {
+    while (*p >= '0' && *p <= '9') p++;
+    return p;
+}
+
+bool parse_real(const char *flag, const char *text, double *out, Error *err) {
+    const char *p = skip_digits(text);
+    bool digits = p > text;
+    if (*p == '.') {
+        const char *q = p + 1;
+        p = skip_digits(q);
+        digits |= p > q;
+    }
+    if (digits && (*p == 'e' || *p == 'E')) {
+        const char *q = p + 1 + (p[1] == '+' || p[1] == '-');
+        p = skip_digits(q);
+        digits = p > q;
+    }
+    double v = digits && *p == '\0' ? strtod(text, NULL) : NAN; /* strtod rounds it exactly */
+    if (!isfinite(v))
+        return error_set(err, "%s needs a decimal number such as 0.7, 2 or 1e-6, got '%s'", flag, text);
     *out = v;
     return true;
 }
@@ -634,6 +758,30 @@ const char *fd_problem(int fd) {
     struct stat st;
     if (fstat(fd, &st) != 0) return "cannot be looked at";
     return S_ISREG(st.st_mode) ? NULL : not_regular(st.st_mode);
+}
+
+LineStatus read_line(FILE *in, size_t max, char **buf, size_t *cap, size_t *len) {
+    size_t n = 0, skipped = 0;
+    int c = EOF;
+    while ((c = getc(in)) != EOF && c != '\n') {
+        if (n == max) { /* too long: read on to the end of the line, keep nothing more */
+            if (++skipped > LINE_SKIP_MAX) return LINE_ENDLESS;
+            continue;
+        }
+        if (n + 1 >= *cap) {
+            size_t want = *cap ? 2 * *cap : 256;
+            *cap = want < max + 1 ? want : max + 1;
+            *buf = xrealloc(*buf, *cap);
+        }
+        (*buf)[n++] = (char)c;
+    }
+    if (c == EOF && ferror(in)) return LINE_ERROR;
+    if (c == EOF && n == 0 && skipped == 0) return LINE_EOF;
+    if (skipped) return LINE_TOO_LONG;
+    if (!*buf) *buf = xmalloc(*cap = 1);
+    (*buf)[n] = '\0';
+    *len = n;
+    return LINE_OK;
 }
 
 char *path_join(const char *dir, const char *name) {

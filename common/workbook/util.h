@@ -45,11 +45,19 @@ bool error_set(Error *err, const char *fmt, ...) __attribute__((format(printf, 2
 
 /* Prints "<program>: <message>" to stderr and exits with status 1. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* True once die() has begun: an at-exit handler tells a failed run from one that
+ * finished (and stays quiet after the one error line). */
+bool dying(void);
 
 /* s with its control characters, DEL, C1 controls and non-UTF-8 bytes escaped (as
  * in error messages), into buf; cut short, but always terminated, if it does not
  * fit. For untrusted text a program prints on stdout. */
 const char *escape_text(const char *s, char *buf, size_t size);
+
+/* Writes n bytes of s to f escaped as above, but for '\n' and '\t', which lay text
+ * out: what a program prints on a terminal from text it did not write (generated
+ * text, which may hold ESC or any other control character). */
+void write_escaped(FILE *f, const char *s, size_t n);
 
 /* The program name used by die() and usage lines (set once from argv[0]). */
 void set_program_name(const char *argv0);
@@ -99,21 +107,62 @@ char *read_file(const char *path, size_t *len, Error *err);
 /* Writes len bytes to path, replacing it. */
 bool write_file(const char *path, const void *data, size_t len, Error *err);
 
-/* Whether path can be written (a --dump FILE, before the run that fills it): an
- * existing regular file that opens for writing (it is not changed), or a new file
- * that can be created in its folder (created and removed again). A folder, a pipe
- * or a device is refused: writing there would fail or block at the end. */
+/* ---- replacing a file whole: what a save does ------------------------------------
+ * Writing over a file in place ("wb") empties it first: a write that fails half-way
+ * (a full disk, a killed process) leaves a file cut short where the old one was. So a
+ * file that holds something a user keeps (a state, a --dump) is replaced the way
+ * databases do it: written to a new file in the same folder, flushed to the disk
+ * (fsync), then renamed over the old one — rename is atomic, so the name holds the
+ * old file or the new one, never half of either — and the folder is flushed too, so
+ * the rename itself is on the disk. The new file gets the old one's permissions. A
+ * symbolic link stays a link: the file it points to is the one replaced.
+ *
+ *     FileReplace r;
+ *     FILE *f = file_replace_begin(&r, path, &err);   // path.XXXXXX beside it
+ *     bool ok = f && fwrite(...) == n ...;
+ *     if (!f || !file_replace_commit(&r, ok, &err)) ...  // fsync + rename, or nothing
+ */
+typedef struct {
+    char *target; /* the file to replace (a link's target, resolved) */
+    char *temp;   /* the new file beside it */
+    FILE *f;
+    int mode; /* permissions for the new file */
+} FileReplace;
+
+/* Opens a new file beside path for writing; NULL with one line in err. */
+FILE *file_replace_begin(FileReplace *r, const char *path, Error *err);
+/* With ok (every write succeeded): flush, fsync, rename over the target, fsync the
+ * folder; false with one line in err when any of it fails. Without ok, or on
+ * failure: the new file is removed and the target is untouched. Closes the file. */
+bool file_replace_commit(FileReplace *r, bool ok, Error *err);
+
+/* Whether path can be replaced whole (a --dump FILE or --save-state FILE, before the
+ * run that fills it): it is missing or an existing regular file that opens for
+ * writing (it is not changed), and its folder takes a new file (one is created and
+ * removed again). A folder, a pipe or a device is refused: writing there would fail
+ * or block at the end. */
 bool check_writable(const char *path, Error *err);
+
+/* True when a and b name the same existing file (the same device and inode: also
+ * through links, or two spellings of one path). */
+bool same_file(const char *a, const char *b);
 /* Whether the file system holding path has room for bytes more. */
 bool check_disk_space(const char *path, uint64_t bytes, Error *err);
 
 /* ---- numbers on the command line --------------------------------------------------
- * Each returns false with one line naming the flag instead of exiting, so a demo's
- * parser decides what to do (and the parsers can be fuzzed). */
+ * One grammar for every flag: decimal digits, never a sign, spaces, hex ("0x10"),
+ * "inf" or "nan"; whole numbers are digits only, real numbers and sizes may have a
+ * fraction, real numbers also an exponent. Each returns false with one line naming
+ * the flag instead of exiting, so a demo's parser decides what to do (and the parsers
+ * can be fuzzed). */
 
 /* A whole number in min .. max, in decimal digits only: no sign, no spaces, no
  * other characters ("2x", "1e3", "-1", "" and "0x10" are refused). */
 bool parse_count(const char *flag, const char *text, uint64_t min, uint64_t max, uint64_t *out, Error *err);
+/* A real number: digits with an optional fraction and exponent ("2", "0.7", ".5",
+ * "1e-6", "3.5E+2"), at least one digit before the exponent, finite (1e999 is
+ * refused; 1e-999 is 0). */
+bool parse_real(const char *flag, const char *text, double *out, Error *err);
 /* A size in bytes: a number (digits, optionally a fraction) and a unit, B, K, M, G, T
  * (powers of 1000, with or without B: 8G = 8GB = 8e9) or KiB, MiB, GiB, TiB (powers
  * of 1024); no unit means bytes. At least 1 byte, at most 2^64 − 1. */
@@ -134,6 +183,26 @@ const char *file_problem(const char *path, bool *missing);
 const char *dir_problem(const char *path, bool *missing);
 /* The same for an open file descriptor (what it is, when not a regular file). */
 const char *fd_problem(int fd);
+
+/* ---- a line of typed text ------------------------------------------------------
+ * A chat reads what a person types, one line at a time; stdin may as well be a file
+ * of one endless line (/dev/zero). read_line keeps at most max bytes of a line, so a
+ * line never takes more memory than that: a longer one is read to its end and
+ * dropped (LINE_TOO_LONG, and the next call starts at the next line), unless no
+ * '\n' comes within LINE_SKIP_MAX bytes more (LINE_ENDLESS: not lines of text). */
+typedef enum {
+    LINE_OK,       /* *len bytes in *buf (which may hold NUL bytes), without the '\n' */
+    LINE_EOF,      /* the end of the input, nothing read */
+    LINE_TOO_LONG, /* more than max bytes before the '\n' (dropped) */
+    LINE_ENDLESS,  /* no '\n' within max + LINE_SKIP_MAX bytes */
+    LINE_ERROR     /* the input failed (errno says why) */
+} LineStatus;
+#define LINE_SKIP_MAX (64u << 20)
+
+/* Reads a line of in into *buf (grown with xrealloc, never beyond max + 1 bytes; start
+ * from NULL and 0; the caller frees it), NUL-terminated. A last line without '\n' is
+ * a line. */
+LineStatus read_line(FILE *in, size_t max, char **buf, size_t *cap, size_t *len);
 
 /* Joins a directory and a file name into a newly allocated path. */
 char *path_join(const char *dir, const char *name);
