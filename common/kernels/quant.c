@@ -1,0 +1,487 @@
+/* kernels/quant.c — the fast paths of the 8-bit linear layer: q8_quantize_act() and
+ * q8_linear(), and q8_pack(), which lays the weights out for them.
+ *
+ * Speed code. The formula and its plain loops are in qwen/quant.c; the tests
+ * (ch04_mlp/tests/test_quant.c) hold every function here to them bit for bit.
+ *
+ * How the fast path is laid out
+ * -----------------------------
+ * W is packed in blocks of 16 rows (quant.h): for each group of 32 numbers, 8 steps of
+ * 64 bytes, lane r of a step holding 4 numbers of row r. A "tile" is R blocks of W times
+ * C tokens. It walks the groups in order; for each group it
+ *
+ *   1. starts one integer sum per (block, token) — 16 lanes, one per row — at
+ *      −128 · Σ qx (the weights are stored as q + 128: what the extra 128 adds, taken
+ *      off in advance), then adds 8 steps of vpdpbusd: each adds, in every lane, the 4
+ *      products of that lane's 4 weights with the token's 4 numbers at that step
+ *      (broadcast to every lane). After the 8 steps lane r holds d_g of row r, exactly;
+ *   2. folds it into the row's float sum: acc = fma((float)d_g, sw_g · sx_g, acc), the
+ *      order quant.h prescribes.
+ *
+ * Each row stays in its own lane from start to end, so no sums are ever added across
+ * lanes, and a row's result is the same whatever tile, token group or thread computes
+ * it: bit for bit the reference's, for any T and any number of threads.
+ *
+ *   one token (decode):  the time is that of reading W. Tiles of 4 blocks × 1 token,
+ *                        so that 4 independent chains of integer sums are in flight
+ *                        while the next lines arrive.
+ *   T tokens (prefill):  tiles of 3 blocks × 4 tokens: 24 integer sums per group step
+ *                        for 3 weight loads and 4 broadcasts; 12 integer and 12 float
+ *                        sums plus 3 weight vectors fill 27 of the 32 registers. The 3
+ *                        blocks' weights (3 · 16 · in bytes: 48 KB for in = 1024) stay
+ *                        in the core's cache while all the tokens pass by.
+ *
+ * AVX2 has no vpdpbusd: its vpmaddubsw multiplies unsigned by signed bytes too, but
+ * adds pairs of products into 16 bits, which 255 · 127 · 2 would overflow. The AVX2
+ * tile therefore takes |qw| as the unsigned side and gives qx the sign of qw (vpsignb),
+ * so each pair stays within 2 · 127 · 127; then vpmaddwd adds pairs into 32 bits. Same
+ * integers, same float steps, same bits. The plain-C tile does the same arithmetic in
+ * loops the compiler vectorises as it can.
+ */
+#include "qwen/quant.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__) &&     \
+    defined(__F16C__)
+#define HAVE_AVX512 1
+#else
+#define HAVE_AVX512 0
+#endif
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define HAVE_AVX2 1
+#else
+#define HAVE_AVX2 0
+#endif
+#if HAVE_AVX512 || HAVE_AVX2
+#include <immintrin.h>
+#endif
+
+#define STEPS       (Q8_GROUP / 4)       /* vector steps per group: 4 numbers per lane */
+#define STEP_BYTES  (Q8_BLOCK_ROWS * 4)  /* one step of one block: 16 rows × 4 numbers */
+#define GROUP_BYTES (STEPS * STEP_BYTES) /* one group of one block: 512 bytes */
+#define DEC_BLOCKS  4                    /* blocks per tile, one token */
+#define PRE_BLOCKS  3                    /* blocks per tile, several tokens */
+#define PRE_TOKENS  4                    /* tokens per tile */
+
+#define ALWAYS_INLINE __attribute__((always_inline))
+
+const Q8Kernel q8_best_kernel = HAVE_AVX512 ? Q8_AVX512 : HAVE_AVX2 ? Q8_AVX2 : Q8_PORTABLE;
+
+bool q8_kernel_built(Q8Kernel k) {
+    return k == Q8_PORTABLE || (k == Q8_AVX2 && HAVE_AVX2) || (k == Q8_AVX512 && HAVE_AVX512);
+}
+
+const char *q8_kernel_name(Q8Kernel k) {
+    return k == Q8_AVX512 ? "AVX-512 VNNI" : k == Q8_AVX2 ? "AVX2" : "portable C";
+}
+
+/* ------------------------------------------------------------------------------------
+ * Packing (once, when the model is loaded)
+ * ------------------------------------------------------------------------------------ */
+
+static void packed_alloc(Q8Weights *p, int64_t out, int64_t in) {
+    p->out = out, p->in = in;
+    p->groups = q8_groups(in);
+    p->blocks = (out + Q8_BLOCK_ROWS - 1) / Q8_BLOCK_ROWS;
+    size_t units = (size_t)(p->blocks * p->groups);
+    p->quants = xaligned_alloc(units * GROUP_BYTES);
+    p->scales = xaligned_alloc(units * Q8_BLOCK_ROWS * sizeof(uint16_t));
+}
+
+/* Row `row` of a block (q: [in], scale: [groups]; NULL for a padding row) into its lanes. */
+static void pack_row(Q8Weights *p, int64_t row, const int8_t *q, const uint16_t *scale) {
+    int64_t b = row / Q8_BLOCK_ROWS, r = row % Q8_BLOCK_ROWS;
+    for (int64_t g = 0; g < p->groups; g++) {
+        uint8_t *unit = p->quants + (b * p->groups + g) * GROUP_BYTES;
+        for (int i = 0; i < Q8_GROUP; i++) {
+            int64_t k = g * Q8_GROUP + i;
+            int v = q && k < p->in ? q[k] : 0;
+            unit[(i / 4) * STEP_BYTES + r * 4 + i % 4] = (uint8_t)(v + 128);
+        }
+        p->scales[(b * p->groups + g) * Q8_BLOCK_ROWS + r] = scale ? scale[g] : 0;
+    }
+}
+
+void q8_pack_quantized(const int8_t *q, const uint16_t *scale, int64_t out, int64_t in, Q8Weights *p) {
+    packed_alloc(p, out, in);
+    int64_t groups = p->groups;
+#pragma omp parallel for schedule(static)
+    for (int64_t row = 0; row < p->blocks * Q8_BLOCK_ROWS; row++)
+        pack_row(p, row, row < out ? q + row * in : NULL, row < out ? scale + row * groups : NULL);
+}
+
+bool q8_pack(const Tensor *w, Q8Weights *p, Error *err) {
+    int64_t out = w->shape[0], in = w->shape[1];
+    packed_alloc(p, out, in);
+    int64_t bad = -1; /* the first row that cannot be quantized */
+#pragma omp parallel
+    {
+        float *f = xmalloc((size_t)in * sizeof *f);
+        int8_t *q = xmalloc((size_t)in);
+        uint16_t *s = xmalloc((size_t)p->groups * sizeof *s);
+#pragma omp for schedule(static)
+        for (int64_t row = 0; row < p->blocks * Q8_BLOCK_ROWS; row++) {
+            if (row >= out) {
+                pack_row(p, row, NULL, NULL);
+                continue;
+            }
+            tensor_read_f32(w, row * in, in, f);
+            if (!q8_quantize_row(f, in, q, s)) {
+#pragma omp critical
+                if (bad < 0 || row < bad) bad = row;
+                continue;
+            }
+            pack_row(p, row, q, s);
+        }
+        free(f), free(q), free(s);
+    }
+    if (bad >= 0) {
+        q8_free(p);
+        return error_set(err,
+                         "%s: %s row %lld holds a NaN, an infinity or a number above %g: "
+                         "cannot be stored as 8-bit groups",
+                         w->file ? w->file : "weights", w->name, (long long)bad, (double)Q8_MAX_ABS);
+    }
+    return true;
+}
+
+void q8_free(Q8Weights *p) {
+    free(p->quants), free(p->scales);
+    p->quants = NULL, p->scales = NULL;
+}
+
+void q8_packed_row(const Q8Weights *p, int64_t o, float *row) {
+    int64_t b = o / Q8_BLOCK_ROWS, r = o % Q8_BLOCK_ROWS;
+    for (int64_t g = 0; g < p->groups; g++) {
+        const uint8_t *unit = p->quants + (b * p->groups + g) * GROUP_BYTES;
+        float s = f16_to_f32(p->scales[(b * p->groups + g) * Q8_BLOCK_ROWS + r]);
+        for (int i = 0; i < Q8_GROUP && g * Q8_GROUP + i < p->in; i++)
+            row[g * Q8_GROUP + i] = s * (float)((int)unit[(i / 4) * STEP_BYTES + r * 4 + i % 4] - 128);
+    }
+}
+
+/* ------------------------------------------------------------------------------------
+ * Activations
+ * ------------------------------------------------------------------------------------ */
+
+void q8_act_init(Q8Act *a, int64_t capacity, int64_t in) {
+    a->capacity = capacity, a->in = in, a->T = 0;
+    a->groups = q8_groups(in);
+    a->q = xaligned_alloc((size_t)(capacity * a->groups * Q8_GROUP));
+    a->scale = xaligned_alloc((size_t)(capacity * a->groups) * sizeof(float));
+    a->minus = xaligned_alloc((size_t)(capacity * a->groups) * sizeof(int32_t));
+}
+
+void q8_act_free(Q8Act *a) {
+    free(a->q), free(a->scale), free(a->minus);
+    a->q = NULL, a->scale = NULL, a->minus = NULL;
+}
+
+/* One token, plain C: the reference's q8_quantize_act_row, then the padding and Σq. */
+static void act_token_portable(Q8Act *a, const float *x, int64_t t) {
+    int8_t *q = a->q + t * a->groups * Q8_GROUP;
+    float *scale = a->scale + t * a->groups;
+    memset(q + a->in, 0, (size_t)(a->groups * Q8_GROUP - a->in));
+    q8_quantize_act_row(x, a->in, q, scale);
+    for (int64_t g = 0; g < a->groups; g++) {
+        int32_t sum = 0;
+        for (int i = 0; i < Q8_GROUP; i++) sum += q[g * Q8_GROUP + i];
+        a->minus[t * a->groups + g] = -128 * sum;
+    }
+}
+
+#if HAVE_AVX512
+/* One token with AVX-512: the same max, the same division and the same rounding to
+ * nearest even, 16 numbers at a time, so the same bits. */
+static void act_token_avx512(Q8Act *a, const float *x, int64_t t) {
+    int8_t *q = a->q + t * a->groups * Q8_GROUP;
+    for (int64_t g = 0; g < a->groups; g++) {
+        int64_t left = a->in - g * Q8_GROUP; /* numbers of this group: 32, or fewer at the end */
+        __mmask16 m0 = left >= 16 ? 0xFFFF : (__mmask16)((1u << left) - 1);
+        __mmask16 m1 = left >= 32 ? 0xFFFF : left <= 16 ? 0 : (__mmask16)((1u << (left - 16)) - 1);
+        __m512 v0 = _mm512_maskz_loadu_ps(m0, x + g * Q8_GROUP);
+        __m512 v1 = _mm512_maskz_loadu_ps(m1, x + g * Q8_GROUP + 16);
+        /* 0x99: quiet NaN, signalling NaN, +inf, −inf */
+        bool finite = (_mm512_fpclass_ps_mask(v0, 0x99) | _mm512_fpclass_ps_mask(v1, 0x99)) == 0;
+        float max = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1)));
+        float s = NAN;
+        if (finite) {
+            s = max / Q8_QMAX;
+            if ((double)max > 127.5 * (double)s) s = nextafterf(s, INFINITY);
+        }
+        a->scale[t * a->groups + g] = s;
+        __m512i q0 = _mm512_setzero_si512(), q1 = _mm512_setzero_si512();
+        if (finite && s != 0.0f) {
+            __m512 sv = _mm512_set1_ps(s);
+            q0 = _mm512_cvt_roundps_epi32(_mm512_div_ps(v0, sv),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            q1 = _mm512_cvt_roundps_epi32(_mm512_div_ps(v1, sv),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        }
+        _mm_storeu_si128((__m128i *)(q + g * Q8_GROUP), _mm512_cvtepi32_epi8(q0));
+        _mm_storeu_si128((__m128i *)(q + g * Q8_GROUP + 16), _mm512_cvtepi32_epi8(q1));
+        a->minus[t * a->groups + g] = -128 * _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+    }
+}
+#endif
+
+void q8_quantize_act_with(Q8Kernel k, Q8Act *a, const float *x, int64_t T) {
+    if (T > a->capacity)
+        die("q8_quantize_act: %lld tokens, room for %lld", (long long)T, (long long)a->capacity);
+    a->T = T;
+    /* A token's quantization is tiny next to the product; threads only pay off for many. */
+#pragma omp parallel for schedule(static) if (T >= 16)
+    for (int64_t t = 0; t < T; t++) {
+#if HAVE_AVX512
+        if (k == Q8_AVX512) {
+            act_token_avx512(a, x + t * a->in, t);
+            continue;
+        }
+#endif
+        (void)k;
+        act_token_portable(a, x + t * a->in, t);
+    }
+}
+
+void q8_quantize_act(Q8Act *a, const float *x, int64_t T) { q8_quantize_act_with(q8_best_kernel, a, x, T); }
+
+/* ------------------------------------------------------------------------------------
+ * The tiles. Block b's integers start at quants + b·groups·512, its scales at
+ * scales + b·groups·16; token t's numbers at a->q + t·groups·32. A tile's R blocks are
+ * b0, b0 + bstep, ...; its outputs for token t go to y[t·out + b·16 + lane], the lanes
+ * of `mask` only (the last block of W may be short).
+ * ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const Q8Weights *w;
+    const Q8Act *a;
+    float *y;
+} Job;
+
+static inline int32_t load_i32(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+#if HAVE_AVX512
+static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t bstep, int64_t t0,
+                                             __mmask16 mask, int R, int C) {
+    int64_t groups = j->w->groups, xstride = groups * Q8_GROUP, out = j->w->out;
+    const uint8_t *wq[PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS];
+    const uint16_t *ws[PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS];
+    for (int r = 0; r < R; r++) {
+        int64_t b = b0 + r * bstep;
+        wq[r] = j->w->quants + b * groups * GROUP_BYTES;
+        ws[r] = j->w->scales + b * groups * Q8_BLOCK_ROWS;
+    }
+    const int8_t *xq = j->a->q + t0 * xstride;
+    const float *xs = j->a->scale + t0 * groups;
+    const int32_t *xm = j->a->minus + t0 * groups;
+    __m512 acc[PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS][PRE_TOKENS];
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
+    for (int64_t g = 0; g < groups; g++) {
+        __m512i d[PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS][PRE_TOKENS];
+        for (int c = 0; c < C; c++) {
+            __m512i start = _mm512_set1_epi32(xm[c * groups + g]);
+            for (int r = 0; r < R; r++) d[r][c] = start;
+        }
+        for (int s = 0; s < STEPS; s++) {
+            __m512i wv[PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS];
+            for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(wq[r] + g * GROUP_BYTES + s * STEP_BYTES);
+            for (int c = 0; c < C; c++) {
+                __m512i xv = _mm512_set1_epi32(load_i32(xq + c * xstride + g * Q8_GROUP + s * 4));
+                for (int r = 0; r < R; r++) d[r][c] = _mm512_dpbusd_epi32(d[r][c], wv[r], xv);
+            }
+        }
+        for (int r = 0; r < R; r++) {
+            __m512 sw = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(ws[r] + g * Q8_BLOCK_ROWS)));
+            for (int c = 0; c < C; c++) {
+                __m512 s = _mm512_mul_ps(sw, _mm512_set1_ps(xs[c * groups + g]));
+                acc[r][c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d[r][c]), s, acc[r][c]);
+            }
+        }
+    }
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++)
+            _mm512_mask_storeu_ps(j->y + (t0 + c) * out + (b0 + r * bstep) * Q8_BLOCK_ROWS, mask, acc[r][c]);
+}
+#endif
+
+#if HAVE_AVX2
+/* One block (two halves of 8 rows) × C tokens. */
+static inline ALWAYS_INLINE void tile_avx2(const Job *j, int64_t b0, int64_t bstep, int64_t t0,
+                                           __mmask16 mask, int R, int C) {
+    (void)bstep;
+    (void)R; /* always one block */
+    int64_t groups = j->w->groups, xstride = groups * Q8_GROUP, out = j->w->out;
+    const uint8_t *wq = j->w->quants + b0 * groups * GROUP_BYTES;
+    const uint16_t *ws = j->w->scales + b0 * groups * Q8_BLOCK_ROWS;
+    const int8_t *xq = j->a->q + t0 * xstride;
+    const float *xs = j->a->scale + t0 * groups;
+    const __m256i flip = _mm256_set1_epi8((char)0x80), ones = _mm256_set1_epi16(1);
+    __m256 acc[2][PRE_TOKENS];
+    for (int h = 0; h < 2; h++)
+        for (int c = 0; c < C; c++) acc[h][c] = _mm256_setzero_ps();
+    for (int64_t g = 0; g < groups; g++) {
+        __m256i d[2][PRE_TOKENS];
+        for (int h = 0; h < 2; h++)
+            for (int c = 0; c < C; c++) d[h][c] = _mm256_setzero_si256();
+        for (int s = 0; s < STEPS; s++)
+            for (int h = 0; h < 2; h++) {
+                __m256i q = _mm256_xor_si256(
+                    _mm256_load_si256((const __m256i *)(wq + g * GROUP_BYTES + s * STEP_BYTES + h * 32)),
+                    flip);
+                __m256i aq = _mm256_abs_epi8(q);
+                for (int c = 0; c < C; c++) {
+                    __m256i xv = _mm256_set1_epi32(load_i32(xq + c * xstride + g * Q8_GROUP + s * 4));
+                    __m256i p = _mm256_maddubs_epi16(aq, _mm256_sign_epi8(xv, q));
+                    d[h][c] = _mm256_add_epi32(d[h][c], _mm256_madd_epi16(p, ones));
+                }
+            }
+        for (int h = 0; h < 2; h++) {
+            __m256 sw = _mm256_cvtph_ps(_mm_load_si128((const __m128i *)(ws + g * Q8_BLOCK_ROWS + h * 8)));
+            for (int c = 0; c < C; c++) {
+                __m256 s = _mm256_mul_ps(sw, _mm256_set1_ps(xs[c * groups + g]));
+                acc[h][c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d[h][c]), s, acc[h][c]);
+            }
+        }
+    }
+    for (int c = 0; c < C; c++) {
+        float lanes[Q8_BLOCK_ROWS];
+        _mm256_storeu_ps(lanes, acc[0][c]);
+        _mm256_storeu_ps(lanes + 8, acc[1][c]);
+        float *yc = j->y + (t0 + c) * out + b0 * Q8_BLOCK_ROWS;
+        for (int r = 0; r < Q8_BLOCK_ROWS; r++)
+            if (mask >> r & 1) yc[r] = lanes[r];
+    }
+}
+#endif
+
+/* One block × C tokens in plain C. */
+static inline ALWAYS_INLINE void tile_portable(const Job *j, int64_t b0, int64_t bstep, int64_t t0,
+                                               uint32_t mask, int R, int C) {
+    (void)bstep;
+    (void)R; /* always one block */
+    int64_t groups = j->w->groups, xstride = groups * Q8_GROUP, out = j->w->out;
+    const uint8_t *wq = j->w->quants + b0 * groups * GROUP_BYTES;
+    const uint16_t *ws = j->w->scales + b0 * groups * Q8_BLOCK_ROWS;
+    float acc[PRE_TOKENS][Q8_BLOCK_ROWS] = {{0}};
+    for (int64_t g = 0; g < groups; g++) {
+        float sw[Q8_BLOCK_ROWS];
+        for (int r = 0; r < Q8_BLOCK_ROWS; r++) sw[r] = f16_to_f32(ws[g * Q8_BLOCK_ROWS + r]);
+        const uint8_t *unit = wq + g * GROUP_BYTES;
+        for (int c = 0; c < C; c++) {
+            const int8_t *xg = j->a->q + (t0 + c) * xstride + g * Q8_GROUP;
+            int32_t d[Q8_BLOCK_ROWS];
+            for (int r = 0; r < Q8_BLOCK_ROWS; r++) d[r] = j->a->minus[(t0 + c) * groups + g];
+            for (int s = 0; s < STEPS; s++)
+                for (int r = 0; r < Q8_BLOCK_ROWS; r++)
+                    for (int k = 0; k < 4; k++)
+                        d[r] += (int32_t)unit[s * STEP_BYTES + r * 4 + k] * xg[s * 4 + k];
+            float sx = j->a->scale[(t0 + c) * groups + g];
+            for (int r = 0; r < Q8_BLOCK_ROWS; r++) acc[c][r] = fmaf((float)d[r], sw[r] * sx, acc[c][r]);
+        }
+    }
+    for (int c = 0; c < C; c++) {
+        float *yc = j->y + (t0 + c) * out + b0 * Q8_BLOCK_ROWS;
+        for (int r = 0; r < Q8_BLOCK_ROWS; r++)
+            if (mask >> r & 1) yc[r] = acc[c][r];
+    }
+}
+
+/* ------------------------------------------------------------------------------------
+ * The tiles as functions, one per (kernel, blocks, tokens), and the walk over them.
+ * ------------------------------------------------------------------------------------ */
+
+typedef void TileFn(const Job *j, int64_t b0, int64_t bstep, int64_t t0, uint32_t mask);
+
+typedef struct {
+    int dec_blocks, pre_blocks;  /* blocks per tile: one token, several */
+    TileFn *dec;                 /* dec_blocks × 1 */
+    TileFn *pre[PRE_TOKENS + 1]; /* pre_blocks × c tokens, c = 1 .. 4 */
+    TileFn *one[PRE_TOKENS + 1]; /* 1 block × c tokens: blocks left over, the short last one */
+} Tiles;
+
+#define DEFINE_TILE(name, impl, R, C)                                                                        \
+    static void name(const Job *j, int64_t b0, int64_t bstep, int64_t t0, uint32_t mask) {                   \
+        impl(j, b0, bstep, t0, mask, R, C);                                                                  \
+    }
+#define DEFINE_TILES(name, impl, DEC, PRE)                                                                   \
+    DEFINE_TILE(name##_dec, impl, DEC, 1)                                                                    \
+    DEFINE_TILE(name##_p1, impl, PRE, 1)                                                                     \
+    DEFINE_TILE(name##_p2, impl, PRE, 2)                                                                     \
+    DEFINE_TILE(name##_p3, impl, PRE, 3)                                                                     \
+    DEFINE_TILE(name##_p4, impl, PRE, 4)                                                                     \
+    DEFINE_TILE(name##_o1, impl, 1, 1)                                                                       \
+    DEFINE_TILE(name##_o2, impl, 1, 2)                                                                       \
+    DEFINE_TILE(name##_o3, impl, 1, 3)                                                                       \
+    DEFINE_TILE(name##_o4, impl, 1, 4)                                                                       \
+    static const Tiles name = {DEC,                                                                          \
+                               PRE,                                                                          \
+                               name##_dec,                                                                   \
+                               {NULL, name##_p1, name##_p2, name##_p3, name##_p4},                           \
+                               {NULL, name##_o1, name##_o2, name##_o3, name##_o4}};
+_Static_assert(PRE_TOKENS == 4, "DEFINE_TILES spells out the tiles of 1 .. 4 tokens");
+
+DEFINE_TILES(portable_tiles, tile_portable, 1, 1)
+#if HAVE_AVX2
+DEFINE_TILES(avx2_tiles, tile_avx2, 1, 1)
+#endif
+#if HAVE_AVX512
+DEFINE_TILES(avx512_tiles, tile_avx512, DEC_BLOCKS, PRE_BLOCKS)
+#endif
+
+static const Tiles *tiles_for(Q8Kernel k) {
+#if HAVE_AVX512
+    if (k == Q8_AVX512) return &avx512_tiles;
+#endif
+#if HAVE_AVX2
+    if (k == Q8_AVX2) return &avx2_tiles;
+#endif
+    (void)k;
+    return &portable_tiles;
+}
+
+/* Every token of blocks [b0, b0 + n·bstep) through tiles of that many blocks. */
+static void tokens_of(const Tiles *k, const Job *j, int64_t b0, int64_t bstep, int n, uint32_t mask) {
+    int64_t T = j->a->T;
+    for (int64_t t = 0; t < T; t += PRE_TOKENS) {
+        int c = T - t < PRE_TOKENS ? (int)(T - t) : PRE_TOKENS;
+        (n == 1 ? k->one : k->pre)[c](j, b0, bstep, t, mask);
+    }
+}
+
+void q8_linear_with(Q8Kernel kind, const Q8Weights *w, const Q8Act *a, float *y) {
+    if (a->in != w->in)
+        die("q8_linear: activations of %lld numbers for rows of %lld", (long long)a->in, (long long)w->in);
+    const Tiles *k = tiles_for(kind);
+    Job job = {w, a, y};
+    int64_t blocks = w->blocks;
+    /* the last block may be short: it goes alone, with only its rows' lanes stored */
+    int64_t tail = w->out % Q8_BLOCK_ROWS ? 1 : 0;
+    uint32_t tail_mask = (1u << (w->out % Q8_BLOCK_ROWS)) - 1;
+#pragma omp parallel
+    {
+        int n = omp_get_num_threads(), id = omp_get_thread_num();
+        int64_t full = blocks - tail;
+        int64_t first = full * id / n, last = full * (id + 1) / n; /* this thread's blocks */
+        int R = a->T == 1 ? k->dec_blocks : k->pre_blocks;
+        int64_t b = first;
+        for (; b + R <= last; b += R) {
+            if (a->T == 1)
+                k->dec(&job, b, 1, 0, 0xFFFF);
+            else
+                tokens_of(k, &job, b, 1, R, 0xFFFF);
+        }
+        for (; b < last; b++) tokens_of(k, &job, b, 1, 1, 0xFFFF);
+        if (tail && id == n - 1) tokens_of(k, &job, blocks - 1, 1, 1, tail_mask);
+    }
+}
+
+void q8_linear(const Q8Weights *w, const Q8Act *a, float *y) { q8_linear_with(q8_best_kernel, w, a, y); }

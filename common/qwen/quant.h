@@ -1,0 +1,187 @@
+/* quant.h — 8-bit weights: each group of 32 numbers as 32 small integers and one scale.
+ *
+ * A BF16 weight takes 2 bytes, and generating one token reads every weight once, so
+ * the speed of decoding is the speed of reading 1.5 GB. Storing each weight in one
+ * byte instead halves that. A row of W is cut into groups of 32 numbers; each group
+ * keeps 32 integers q in [−127, 127] and one scale:
+ *
+ *     w[i] ≈ scale · q[i]        scale = max|w| / 127,   q[i] = round(w[i] / scale)
+ *
+ * so the largest number of the group becomes ±127 and the others fall on the grid
+ * 0, ±scale, ±2·scale, ... in between. Shapes, for a row of n numbers in G = ⌈n/32⌉
+ * groups (the last one shorter when n is not a multiple of 32):
+ *
+ *     w: [n] float32  ->  q: [n] int8,  scale: [G]
+ *
+ * Guarantees:
+ *   - every value is off by at most half a step:  |w[i] − scale·q[i]| ≤ scale / 2;
+ *   - round is to the nearest integer, ties to the even one (2.5 -> 2, 3.5 -> 4, −2.5
+ *     -> −2), IEEE's default and what the vector instructions do (rintf);
+ *   - a group of zeros gets scale 0 and q = 0, and comes back as exact zeros;
+ *   - a row holding a NaN or an infinity is refused (false), and so is a number above
+ *     Q8_MAX_ABS, whose scale would not fit an fp16. Real weights are far inside.
+ *
+ * Weight scales are stored as fp16 (2 bytes; 34 bytes per 32 weights instead of 36 with
+ * float32: generating a token reads 6% fewer bytes, so it is 6% faster). The scale is
+ * max|w| / 127 computed in float32 and rounded to the nearest fp16, and q is then
+ * rounded from w / scale with that stored scale, so the bound above holds for what is
+ * stored. fp16's rounding moves the scale by at most 1/2048, which the bound absorbs.
+ * One exception: below fp16's normal range (max|w| < 0.008) fp16 has fewer digits, and
+ * where the rounded scale falls under max|w| / 127.5 — there the largest q would be
+ * 128 — the next fp16 up is taken instead (kernel-proof and still within the bound).
+ *
+ * The activations are quantized too: one token's vector x, cut into the same groups,
+ * each group with the same formula but a float32 scale (it is made on the fly and
+ * never stored, so 2 more bytes cost nothing). A product of a weight row with a token
+ * is then one integer dot product per group, exact in int32, and the float work is
+ * one multiply-add per group:
+ *
+ *     y = Σ_g  (sw_g · sx_g) · Σ_{i in g} qw[i] · qx[i]
+ *
+ * That is what makes reading a prompt fast: the machine's integer dot-product
+ * instructions do 64 multiply-adds at once, four times what float32 does (the
+ * benchmark ch04_mlp/bench/bench_quant.c measures it). It costs accuracy: the
+ * activation's own rounding, at most half its step per number, as for the weights.
+ * llama.cpp's Q8_0 does the same (its activations with fp16 scales; here they keep
+ * float32 ones).
+ *
+ * The order of the float sums is part of the formula, so that the fast kernels can
+ * match it bit for bit: for row o and token t,
+ *
+ *     acc = 0;  for g = 0, 1, ..., G−1:  acc = fma((float)d_g, sw_g · sx_g, acc)
+ *
+ * where d_g is the group's integer dot product (at most 32·127·127, exact as a float),
+ * sw_g · sx_g is one float32 product and fma rounds once. The reference functions below
+ * do exactly this; the kernels (kernels/quant.c) do it for 16 rows at a time, one row
+ * per vector lane, and so give the same bits whatever the number of threads or tokens.
+ *
+ * An activation group holding a NaN or an infinity gets a NaN scale (and q = 0), so
+ * every output of that token is NaN, as float arithmetic would have made it.
+ */
+#ifndef QUANT_H
+#define QUANT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tensor.h"
+#include "workbook/util.h"
+
+#define Q8_GROUP 32 /* numbers per group */
+#define Q8_QMAX  127
+/* The largest |w| a weight row may hold: its scale, |w| / 127, is then the largest fp16. */
+#define Q8_MAX_ABS (127.0f * 65504.0f)
+
+/* Groups in a row of n numbers: ⌈n / 32⌉. */
+static inline int64_t q8_groups(int64_t n) { return (n + Q8_GROUP - 1) / Q8_GROUP; }
+
+/* ---- the readable version (quant.c) ---------------------------------------------- */
+
+/* w: [n] -> q: [n], scale: [⌈n/32⌉] fp16 bits. False, and nothing written, when w holds
+ * a NaN, an infinity or a number above Q8_MAX_ABS. */
+bool q8_quantize_row(const float *w, int64_t n, int8_t *q, uint16_t *scale);
+
+/* w[i] = scale · q[i]: the numbers the 8-bit weights stand for.  q: [n], scale: [⌈n/32⌉]
+ * -> w: [n]. */
+void q8_dequantize_row(const int8_t *q, const uint16_t *scale, int64_t n, float *w);
+
+/* One token's activations, same groups, float32 scales: x: [n] -> q: [n], scale: [⌈n/32⌉].
+ * Never fails: a group with a NaN or an infinity gets scale NaN and q = 0. */
+void q8_quantize_act_row(const float *x, int64_t n, int8_t *q, float *scale);
+
+/* The scale of one group of n ≤ 32 numbers (the rule above), as float32 (act) or as the
+ * fp16 a weight row stores. Exposed for the tests and the kernels. */
+float q8_act_scale(const float *x, int n);
+uint16_t q8_weight_scale(const float *w, int n);
+
+/* y = Σ_g (sw_g · sx_g) · d_g for one weight row (q, scale) and one token x, both of n
+ * numbers: x is quantized group by group, then the sums run in the order above. */
+float q8_dot_ref(const int8_t *q, const uint16_t *scale, const float *x, int64_t n);
+
+/* Y[t][o] = q8_dot_ref(row o of W, token t), the formula loop by loop.
+ * q: [out, in], scale: [out, ⌈in/32⌉] (row o's scales at scale + o·⌈in/32⌉);
+ * x: [T, in], y: [T, out]. Slow; for tests and for reading. */
+void q8_linear_ref(const int8_t *q, const uint16_t *scale, int64_t out, int64_t in, const float *x, int64_t T,
+                   float *y);
+
+/* ---- the fast path (kernels/quant.c) ----------------------------------------------
+ *
+ * The kernels read W in their own order, so q8_pack() lays the 8-bit weights out for
+ * them once, when the model is loaded:
+ *
+ *   - rows go in blocks of 16 (the last block padded with zero rows), and within a
+ *     block the 16 rows are interleaved 4 numbers at a time: for each group, 8 steps
+ *     of [16 rows][4 numbers] = 64 bytes, one vector load whose lane r holds 4 numbers
+ *     of row r. One integer dot-product instruction then adds 4 products into each of
+ *     16 row sums, and the sums of the 16 rows never need to be added across lanes;
+ *   - q is stored plus 128, as a byte 1 .. 255 (the instruction multiplies an unsigned
+ *     byte by a signed one; the extra 128·Σx is taken off exactly, see kernels/quant.c);
+ *   - the scales of a block, [groups][16] fp16, sit in an array of their own, beside
+ *     the integers, so that both are runs of whole 64-byte lines (a block of in = 1024
+ *     is 16 KB of integers and 1 KB of scales);
+ *   - a row shorter than whole groups is padded with q = 0 (in need not be a multiple
+ *     of 32); both arrays start on a 64-byte boundary.
+ *
+ * Bytes: 34 per 32 weights, as with llama.cpp's Q8_0.
+ */
+typedef struct {
+    int64_t out, in;  /* W: [out, in] */
+    int64_t groups;   /* ⌈in / 32⌉ */
+    int64_t blocks;   /* ⌈out / 16⌉ */
+    uint8_t *quants;  /* [blocks][groups][8][16][4]: q + 128 */
+    uint16_t *scales; /* [blocks][groups][16]: fp16 bits */
+} Q8Weights;
+
+#define Q8_BLOCK_ROWS 16
+
+/* Quantizes W (any dtype, [out, in]) with q8_quantize_row() and lays it out as above.
+ * False, with a message naming the tensor and the row, for a NaN, an infinity or a
+ * number above Q8_MAX_ABS. Allocates; q8_free() gives the memory back. */
+bool q8_pack(const Tensor *w, Q8Weights *out, Error *err);
+/* The same from a readable q8 matrix (q: [out, in], scale: [out, ⌈in/32⌉]). */
+void q8_pack_quantized(const int8_t *q, const uint16_t *scale, int64_t out, int64_t in, Q8Weights *p);
+void q8_free(Q8Weights *p);
+
+/* Row o of packed W as float32 (scale · q): [in]. For an embedding table stored this
+ * way, one row per token. */
+void q8_packed_row(const Q8Weights *p, int64_t o, float *row);
+
+/* The quantized activations of up to `capacity` tokens of `in` numbers: the buffer the
+ * kernels work in, allocated once (q8_act_init) and reused by every call. */
+typedef struct {
+    int64_t capacity, in, groups;
+    int64_t T;      /* tokens it holds now */
+    int8_t *q;      /* [capacity][groups · 32]: each token's q, padded with zeros */
+    float *scale;   /* [capacity][groups] */
+    int32_t *minus; /* [capacity][groups]: −128 · Σ q over the group */
+} Q8Act;
+
+void q8_act_init(Q8Act *a, int64_t capacity, int64_t in);
+void q8_act_free(Q8Act *a);
+
+/* The kernels, chosen at compile time: AVX-512 VNNI where the compiler targets it, else
+ * AVX2, else plain C. Every one that the compiler can build is built, so that the tests
+ * hold each of them to the reference. */
+typedef enum { Q8_PORTABLE, Q8_AVX2, Q8_AVX512 } Q8Kernel;
+extern const Q8Kernel q8_best_kernel;
+bool q8_kernel_built(Q8Kernel k);
+const char *q8_kernel_name(Q8Kernel k); /* "portable C", "AVX2", "AVX-512 VNNI" */
+
+/* x: [T, in] -> a (T <= a->capacity, in == a->in). Same numbers as q8_quantize_act_row. */
+void q8_quantize_act(Q8Act *a, const float *x, int64_t T);
+void q8_quantize_act_with(Q8Kernel k, Q8Act *a, const float *x, int64_t T);
+
+/* Y[t][o] = the q8_linear_ref formula, bit for bit, for the a->T tokens in a.
+ * y: [a->T, w->out]; a->in == w->in. Splits the rows over the OpenMP threads; the
+ * result does not depend on their number, nor on T (row t of a batch equals the call
+ * with token t alone). No allocation. */
+void q8_linear(const Q8Weights *w, const Q8Act *a, float *y);
+void q8_linear_with(Q8Kernel k, const Q8Weights *w, const Q8Act *a, float *y);
+
+/* Quantizes x [T, in] into a, then y = W x: what a layer calls for one projection. */
+static inline void q8_project(const Q8Weights *w, const float *x, int64_t T, float *y, Q8Act *a) {
+    q8_quantize_act(a, x, T);
+    q8_linear(w, a, y);
+}
+
+#endif
