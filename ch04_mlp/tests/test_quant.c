@@ -1,0 +1,689 @@
+/* test_quant.c — 8-bit groups (quant.h): the quantizer against hand-worked groups and
+ * its error bound, the reference product against hand sums and against float64, and
+ * every fast kernel against the reference, bit for bit.
+ *
+ * Why bit for bit. The product is integers per group (exact) and then one float
+ * multiply-add per group in the order quant.h fixes, one row per vector lane. Any
+ * difference from the reference is therefore a bug, not rounding: there is no
+ * tolerance to hide behind, and none is used.
+ *
+ * The one tolerance in this file is for the reference against float64 (what the
+ * format costs), and it is a proof, not a guess: with w̃ = sw·qw and x̃ = sx·qx,
+ *     |w̃x̃ − wx| ≤ |w̃ − w|·|x̃| + |w|·|x̃ − x| ≤ (sw/2)·|x̃| + |w|·(sx/2)
+ * per product, summed over the row, plus the float rounding of the G group terms and
+ * their sum: γ(G + 2) · Σ_g |sw·sx·d_g| (Higham §3.1; G multiply-adds, one product).
+ */
+#include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qwen/quant.h"
+#include "qwen/tensor.h"
+#include "tests/compare.h"
+#include "workbook/util.h"
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+/* Deterministic numbers (xorshift64*): uniform in [-1, 1). */
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static uint64_t next_u64(void) {
+    rng_state ^= rng_state >> 12, rng_state ^= rng_state << 25, rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Dull;
+}
+static float uniform(void) { return (float)((double)(next_u64() >> 40) / (double)(1 << 23) - 1.0); }
+
+static float *random_floats(int64_t n, float scale) {
+    float *v = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    for (int64_t i = 0; i < n; i++) v[i] = scale * uniform();
+    return v;
+}
+
+/* The nearest fp16 to f, ties to even, by the compiler's own _Float16 conversion: a
+ * second opinion on f32_to_f16, which the module uses. */
+static uint16_t fp16_bits(float f) {
+    _Float16 h = (_Float16)f;
+    uint16_t b;
+    memcpy(&b, &h, sizeof b);
+    return b;
+}
+
+/* A readable q8 matrix made from random numbers: q [out, in], scale [out, groups]. */
+typedef struct {
+    int64_t out, in, groups;
+    int8_t *q;
+    uint16_t *scale;
+} Q8Rows;
+
+static Q8Rows random_rows(int64_t out, int64_t in) {
+    Q8Rows m = {out, in, q8_groups(in), xmalloc((size_t)(out * in) + 1), NULL};
+    m.scale = xmalloc((size_t)(out * m.groups + 1) * sizeof *m.scale);
+    float *w = random_floats(in, 1.0f);
+    for (int64_t o = 0; o < out; o++) {
+        float mag = 0.01f + 0.1f * (float)(o % 7); /* rows of different sizes */
+        for (int64_t i = 0; i < in; i++) w[i] = mag * uniform();
+        ck_assert(q8_quantize_row(w, in, m.q + o * in, m.scale + o * m.groups));
+    }
+    free(w);
+    return m;
+}
+
+static void rows_free(Q8Rows *m) { free(m->q), free(m->scale); }
+
+/* ---- the quantizer, by hand ------------------------------------------------------------ */
+
+/* A group whose largest |w| is 127: scale = 127/127 = 1 exactly (fp16 0x3C00), and q is
+ * w rounded to the nearest integer, ties to even:
+ *   2.5 -> 2, 3.5 -> 4, −2.5 -> −2, 0.5 -> 0, 1.5 -> 2, −0.5 -> 0, 64.4 -> 64, −64.6 -> −65
+ * (rounding half away from zero would give 3 and −3 for ±2.5; truncation 3 for 3.5). */
+START_TEST(test_hand_ties) {
+    float w[Q8_GROUP] = {127, 2.5f, 3.5f, -2.5f, 0.5f, 1.5f, -0.5f, 64.4f, -64.6f, -127, 126.5f, 0.49f};
+    const int8_t want[Q8_GROUP] = {127, 2, 4, -2, 0, 2, 0, 64, -65, -127, 126, 0};
+    int8_t q[Q8_GROUP];
+    uint16_t s;
+    ck_assert(q8_quantize_row(w, Q8_GROUP, q, &s));
+    ck_assert_msg(s == 0x3C00, "scale 0x%04x, want 0x3C00 (1.0)", s);
+    for (int i = 0; i < Q8_GROUP; i++) ck_assert_msg(q[i] == want[i], "q[%d] = %d, want %d", i, q[i], want[i]);
+}
+END_TEST
+
+/* Scales that fp16 cannot hold exactly, worked out by hand:
+ *   max 0.5:  0.5/127 = 0.0039370 = 2^-8 · 1.007874; 0.007874 · 1024 = 8.06 -> 8:
+ *             fp16 2^-8 · (1 + 8/1024) = 0.00393677, bits 0 00111 0000001000 = 0x1C08;
+ *             q(0.5) = 0.5 / 0.00393677 = 127.008 -> 127.
+ *   [−3, 1, 2] (a short group of 3, its largest |w| negative):
+ *             3/127 = 0.0236220 = 2^-6 · 1.511811; 0.511811 · 1024 = 524.09 -> 524:
+ *             fp16 2^-6 · (1 + 524/1024) = 0.0236206, bits 0 01001 1000001100 = 0x260C;
+ *             q = (−3, 1, 2) / 0.0236206 = (−127.008, 42.34, 84.67) -> (−127, 42, 85). */
+START_TEST(test_hand_fp16_scale) {
+    float w1[2] = {0.5f, -0.25f};
+    int8_t q[3];
+    uint16_t s;
+    ck_assert(q8_quantize_row(w1, 2, q, &s));
+    ck_assert_msg(s == 0x1C08, "scale 0x%04x, want 0x1C08", s);
+    ck_assert_int_eq(q[0], 127);
+    ck_assert_int_eq(q[1], -64); /* −0.25 / 0.00393677 = −63.504 -> −64 */
+    float w2[3] = {-3, 1, 2};
+    ck_assert(q8_quantize_row(w2, 3, q, &s));
+    ck_assert_msg(s == 0x260C, "scale 0x%04x, want 0x260C", s);
+    ck_assert_int_eq(q[0], -127);
+    ck_assert_int_eq(q[1], 42);
+    ck_assert_int_eq(q[2], 85);
+}
+END_TEST
+
+/* Zeros, a huge value among small ones, and the tiny groups where fp16 runs out of
+ * digits:
+ *   zeros:           scale 0, q 0, and back to exact zeros;
+ *   1000 and 0.001s: scale fp16(1000/127) = 7.875 (0x47E0), the small ones all q = 0;
+ *   max 177.75·2^-24 (1.06e-5): max/127 = 1.3996·2^-24 rounds to the fp16 2^-24 (0x0001),
+ *                    under which the max would be q = 178, past 127: the next fp16 up,
+ *                    2^-23 (0x0002), is taken and q = 88.875 -> 89;
+ *   max 1e-9:        max/127 rounds to fp16 0; the smallest fp16, 2^-24 (0x0001), is
+ *                    taken and q = 0 (off by 1e-9, under half the step). */
+START_TEST(test_hand_edges) {
+    float zeros[40] = {0};
+    int8_t q[40];
+    uint16_t s[2];
+    float back[40];
+    memset(q, 1, sizeof q);
+    ck_assert(q8_quantize_row(zeros, 40, q, s));
+    ck_assert(s[0] == 0 && s[1] == 0);
+    for (int i = 0; i < 40; i++) ck_assert_int_eq(q[i], 0);
+    q8_dequantize_row(q, s, 40, back);
+    for (int i = 0; i < 40; i++) ck_assert(back[i] == 0.0f && !signbit(back[i]));
+
+    float huge[4] = {0.001f, 1000, -0.002f, 0.003f};
+    ck_assert(q8_quantize_row(huge, 4, q, s));
+    ck_assert_msg(s[0] == 0x47E0, "scale 0x%04x, want 0x47E0 (7.875)", s[0]);
+    ck_assert(q[0] == 0 && q[1] == 127 && q[2] == 0 && q[3] == 0);
+
+    float tiny[2] = {177.75f * 0x1p-24f, -50.0f * 0x1p-24f};
+    ck_assert(q8_quantize_row(tiny, 2, q, s));
+    ck_assert_msg(s[0] == 0x0002, "scale 0x%04x, want 0x0002 (the next fp16 up)", s[0]);
+    ck_assert_int_eq(q[0], 89);
+    ck_assert_int_eq(q[1], -25); /* −50 / 2 = −25 */
+
+    float tinier[1] = {1e-9f};
+    ck_assert(q8_quantize_row(tinier, 1, q, s));
+    ck_assert_msg(s[0] == 0x0001, "scale 0x%04x, want 0x0001", s[0]);
+    ck_assert_int_eq(q[0], 0);
+}
+END_TEST
+
+/* What a weight row may not hold: NaN, ±infinity, or |w| above 127 · 65504 (its scale
+ * would be an fp16 infinity). Refused, and nothing written. Exactly 127 · 65504 is
+ * fine: scale 65504 (0x7BFF), q 127. */
+START_TEST(test_refused) {
+    const float bad[] = {NAN, INFINITY, -INFINITY, 8.4e6f, -1e30f};
+    for (unsigned b = 0; b < ARRAY_LEN(bad); b++) {
+        float w[35];
+        for (int i = 0; i < 35; i++) w[i] = 0.01f * (float)i;
+        w[33] = bad[b]; /* in the second, short group */
+        int8_t q[35];
+        uint16_t s[2] = {0x1234, 0x1234};
+        memset(q, 77, sizeof q);
+        ck_assert_msg(!q8_quantize_row(w, 35, q, s), "%g accepted", (double)bad[b]);
+        ck_assert_msg(q[0] == 77 && s[0] == 0x1234, "%g: refused, yet written", (double)bad[b]);
+    }
+    float top[2] = {Q8_MAX_ABS, 1};
+    int8_t q[2];
+    uint16_t s;
+    ck_assert(q8_quantize_row(top, 2, q, &s));
+    ck_assert_msg(s == 0x7BFF && q[0] == 127, "scale 0x%04x q %d", s, q[0]);
+}
+END_TEST
+
+/* ---- the quantizer, its promises over many rows ----------------------------------- */
+
+/* A random row of n numbers of magnitude 10^e: uniform, or mostly small with an outlier
+ * 1000 times larger, or all of one sign, or landing on exact half-steps. */
+static void random_row(float *w, int64_t n, int kind, int e) {
+    float mag = powf(10.0f, (float)e);
+    for (int64_t i = 0; i < n; i++) w[i] = mag * uniform();
+    if (kind == 1 && n > 0) w[next_u64() % (uint64_t)n] = 1000 * mag * (uniform() < 0 ? -1 : 1);
+    if (kind == 2)
+        for (int64_t i = 0; i < n; i++) w[i] = -fabsf(w[i]);
+    if (kind == 3) /* multiples of 0.5 with max 127: every other value a tie */
+        for (int64_t i = 0; i < n; i++) w[i] = (float)((int64_t)(next_u64() % 509) - 254) * 0.5f;
+}
+
+/* For every row: |w − scale·q| ≤ scale/2 (in exact float64 arithmetic), |q| ≤ 127, each
+ * group's scale is the rule's (fp16 of its own max / 127, checked with an independent
+ * fp16 conversion), each group with a clear max reaches |q| = 127 exactly (a scale taken
+ * from the whole row, or from the mean of |w|, would not), and dequantize gives
+ * scale · q exactly. Lengths 1 .. 200 (short last groups), magnitudes 1e-6 .. 1e4. */
+START_TEST(test_bound_many_rows) {
+    int64_t rows = 0, values = 0;
+    double worst = 0; /* largest |w − scale·q| / scale seen */
+    float w[200], back[200];
+    int8_t q[200];
+    uint16_t s[7];
+    for (int kind = 0; kind < 4; kind++)
+        for (int e = -6; e <= 3; e++)
+            for (int rep = 0; rep < 60; rep++) {
+                int64_t n = 1 + (int64_t)(next_u64() % 200);
+                random_row(w, n, kind, kind == 3 ? 0 : e);
+                ck_assert(q8_quantize_row(w, n, q, s));
+                q8_dequantize_row(q, s, n, back);
+                for (int64_t g = 0; g * Q8_GROUP < n; g++) {
+                    int len = n - g * Q8_GROUP < Q8_GROUP ? (int)(n - g * Q8_GROUP) : Q8_GROUP;
+                    float max = 0;
+                    for (int i = 0; i < len; i++) max = fmaxf(max, fabsf(w[g * Q8_GROUP + i]));
+                    uint16_t want = fp16_bits(max / 127.0f);
+                    if ((double)max > 127.5 * (double)f16_to_f32(want)) want++; /* the tiny-scale rule */
+                    ck_assert_msg(s[g] == want, "row of %lld, group %lld: scale 0x%04x, want 0x%04x (max %g)",
+                                  (long long)n, (long long)g, s[g], want, (double)max);
+                    double sc = f16_to_f32(s[g]);
+                    int qmax = 0;
+                    for (int i = 0; i < len; i++) {
+                        int64_t k = g * Q8_GROUP + i;
+                        double err = fabs((double)w[k] - sc * q[k]);
+                        ck_assert_msg(q[k] >= -127 && q[k] <= 127, "q = %d", q[k]);
+                        ck_assert_msg(err <= sc / 2, "w %.9g, scale %.9g, q %d: off by %.3g > scale/2",
+                                      (double)w[k], sc, q[k], err);
+                        ck_assert_msg(back[k] == (float)(sc * q[k]), "dequantized %.9g, want scale·q %.9g",
+                                      (double)back[k], sc * q[k]);
+                        if (sc > 0) worst = fmax(worst, err / sc);
+                        qmax = abs(q[k]) > qmax ? abs(q[k]) : qmax;
+                    }
+                    if (max >= 0x1p-14f * 127) /* the scale is a normal fp16: max -> ±127 */
+                        ck_assert_msg(qmax == 127, "group with max %g: largest |q| %d, want 127", (double)max,
+                                      qmax);
+                    values += len;
+                }
+                rows++;
+            }
+    printf("OK   %lld rows, %lld values: |w − scale·q| ≤ %.4f · scale (bound 0.5)\n", (long long)rows,
+           (long long)values, worst);
+}
+END_TEST
+
+/* The dequantized numbers are already on the grid: quantizing them again gives the same
+ * scale and the same integers — for every group whose largest |q| is 127, so that its
+ * largest number comes back as 127 · scale (a tiny group under fp16's normal range may
+ * top out lower, and then its second scale is smaller: that is the rule, not a loss). */
+START_TEST(test_round_trip) {
+    float w[300], back[300];
+    int8_t q[300], q2[300];
+    uint16_t s[10], s2[10];
+    int64_t groups = 0;
+    for (int rep = 0; rep < 300; rep++) {
+        int64_t n = 1 + (int64_t)(next_u64() % 300);
+        random_row(w, n, rep % 4, (rep % 9) - 5);
+        ck_assert(q8_quantize_row(w, n, q, s));
+        q8_dequantize_row(q, s, n, back);
+        ck_assert(q8_quantize_row(back, n, q2, s2));
+        for (int64_t g = 0; g * Q8_GROUP < n; g++) {
+            int len = n - g * Q8_GROUP < Q8_GROUP ? (int)(n - g * Q8_GROUP) : Q8_GROUP, qmax = 0;
+            for (int i = 0; i < len; i++) qmax = abs(q[g * Q8_GROUP + i]) > qmax ? abs(q[g * Q8_GROUP + i]) : qmax;
+            if (qmax != 127) continue;
+            ck_assert_msg(s2[g] == s[g], "scale 0x%04x, again 0x%04x", s[g], s2[g]);
+            ck_assert(memcmp(q + g * Q8_GROUP, q2 + g * Q8_GROUP, (size_t)len) == 0);
+            groups++;
+        }
+    }
+    ck_assert(groups > 1000);
+}
+END_TEST
+
+/* Activations: the same rule with a float32 scale. By hand: [254, 2, −1, 3] has max 254,
+ * scale 2 exactly, q = (127, 1, 0 (−0.5, a tie, to even), 2 (1.5 to even)); and a group
+ * with max 177.75·2^-149 (a float32 denormal), where max/127 rounds to 2^-149 and the
+ * next float up, 2^-148, is taken: q = 88.875 -> 89. A NaN or an infinity makes its
+ * group's scale NaN and its q zeros, and leaves the other groups alone. */
+START_TEST(test_act_hand) {
+    float x[4] = {254, 2, -1, 3};
+    int8_t q[40];
+    float s[2];
+    q8_quantize_act_row(x, 4, q, s);
+    ck_assert(s[0] == 2.0f);
+    ck_assert(q[0] == 127 && q[1] == 1 && q[2] == 0 && q[3] == 2);
+
+    float d[2] = {177.75f * 0x1p-149f, 0};
+    q8_quantize_act_row(d, 2, q, s);
+    ck_assert_msg(s[0] == 0x1p-148f, "scale %a, want 0x1p-148", (double)s[0]);
+    ck_assert_int_eq(q[0], 89);
+
+    const float bad[] = {NAN, INFINITY, -INFINITY};
+    for (unsigned b = 0; b < ARRAY_LEN(bad); b++) {
+        float v[40];
+        for (int i = 0; i < 40; i++) v[i] = (float)(i - 20);
+        v[5] = bad[b];
+        memset(q, 9, sizeof q);
+        q8_quantize_act_row(v, 40, q, s);
+        ck_assert_msg(isnan(s[0]), "%g: scale %g, want NaN", (double)bad[b], (double)s[0]);
+        for (int i = 0; i < 32; i++) ck_assert_int_eq(q[i], 0);
+        ck_assert(s[1] == 19.0f / 127); /* the second group: 32 .. 39 - 20 = 12 .. 19 */
+        ck_assert_int_eq(q[39], 127);
+    }
+}
+END_TEST
+
+/* ---- the reference product ------------------------------------------------------------ */
+
+/* in = 40: a full group and a short one of 8. Every scale is exact:
+ *   W group 0: (127, 1, 2, ..., 31)       scale 1,   q = W
+ *   W group 1: (63.5, 1, −1, 0.5, 0 ...)   scale 0.5, q = (127, 2, −2, 1, 0 ...)
+ *   x group 0: (127, 1, 1, ..., 1)          scale 1,   q = x
+ *   x group 1: (254, 2, 2, 2, 0 ...)        scale 2,   q = (127, 1, 1, 1, 0 ...)
+ *   d0 = 127·127 + (1 + 2 + ... + 31) = 16129 + 496 = 16625
+ *   d1 = 127·127 + 2 − 2 + 1 = 16130
+ *   y  = 1·1·16625 + 0.5·2·16130 = 32755 */
+START_TEST(test_dot_hand) {
+    float w[40] = {127}, x[40] = {127};
+    for (int i = 1; i < 32; i++) w[i] = (float)i, x[i] = 1;
+    w[32] = 63.5f, w[33] = 1, w[34] = -1, w[35] = 0.5f;
+    x[32] = 254, x[33] = 2, x[34] = 2, x[35] = 2;
+    int8_t q[40];
+    uint16_t s[2];
+    ck_assert(q8_quantize_row(w, 40, q, s));
+    ck_assert(s[0] == 0x3C00 && s[1] == 0x3800); /* 1 and 0.5 */
+    float y = q8_dot_ref(q, s, x, 40);
+    ck_assert_msg(y == 32755.0f, "q8_dot_ref = %.9g, want 32755", (double)y);
+    float y2[2];
+    float x2[80];
+    memcpy(x2, x, sizeof x);
+    for (int i = 0; i < 40; i++) x2[40 + i] = -x[i]; /* the second token: −x, so −32755 */
+    q8_linear_ref(q, s, 1, 40, x2, 2, y2);
+    ck_assert(y2[0] == 32755.0f && y2[1] == -32755.0f);
+}
+END_TEST
+
+/* The reference against the exact float64 product of the unquantized numbers, within
+ * the bound of the header comment, element by element; and the error is reported. */
+START_TEST(test_ref_vs_float64) {
+    const int64_t shapes[][2] = {{64, 1024}, {16, 3584}, {33, 100}};
+    for (unsigned c = 0; c < ARRAY_LEN(shapes); c++) {
+        int64_t out = shapes[c][0], in = shapes[c][1], T = 3, G = q8_groups(in);
+        float *w = random_floats(out * in, 0.05f), *x = random_floats(T * in, 2.0f);
+        int8_t *q = xmalloc((size_t)(out * in));
+        uint16_t *s = xmalloc((size_t)(out * G) * sizeof *s);
+        for (int64_t o = 0; o < out; o++) ck_assert(q8_quantize_row(w + o * in, in, q + o * in, s + o * G));
+        float *y = xmalloc((size_t)(T * out) * sizeof *y);
+        q8_linear_ref(q, s, out, in, x, T, y);
+        int8_t *qx = xmalloc((size_t)in);
+        float *sx = xmalloc((size_t)G * sizeof *sx);
+        double worst_ratio = 0, u = ldexp(1.0, -24);
+        for (int64_t t = 0; t < T; t++) {
+            q8_quantize_act_row(x + t * in, in, qx, sx);
+            for (int64_t o = 0; o < out; o++) {
+                double exact = 0, bound = 0, terms = 0;
+                for (int64_t i = 0; i < in; i++) {
+                    double wi = w[o * in + i], xi = x[t * in + i];
+                    double sw = f16_to_f32(s[o * G + i / 32]), sxi = sx[i / 32];
+                    exact += wi * xi;
+                    bound += sw / 2 * fabs(sxi * qx[i]) + fabs(wi) * sxi / 2;
+                }
+                for (int64_t g = 0; g < G; g++) {
+                    double d = 0;
+                    for (int64_t i = g * 32; i < in && i < g * 32 + 32; i++) d += q[o * in + i] * qx[i];
+                    terms += fabs(f16_to_f32(s[o * G + g]) * sx[g] * d);
+                }
+                bound += (double)(G + 2) * u / (1 - (double)(G + 2) * u) * terms;
+                double err = fabs(y[t * out + o] - exact);
+                ck_assert_msg(err <= bound, "[%lld, %lld] t %lld o %lld: off by %.3g, bound %.3g", (long long)out,
+                              (long long)in, (long long)t, (long long)o, err, bound);
+                worst_ratio = fmax(worst_ratio, err / bound);
+            }
+        }
+        printf("OK   q8_linear_ref [%lld, %lld] vs float64: error at most %.2f of its bound\n", (long long)out,
+               (long long)in, worst_ratio);
+        free(w), free(x), free(q), free(s), free(y), free(qx), free(sx);
+    }
+}
+END_TEST
+
+/* ---- the kernels against the reference, bit for bit ---------------------------------- */
+
+static const Q8Kernel all_kernels[] = {Q8_PORTABLE, Q8_AVX2, Q8_AVX512};
+
+/* y = the fast path with kernel k for both steps (quantizing x, then the product). */
+static void fast(Q8Kernel k, const Q8Weights *p, const float *x, int64_t T, float *y) {
+    Q8Act a;
+    q8_act_init(&a, T, p->in);
+    q8_quantize_act_with(k, &a, x, T);
+    q8_linear_with(k, p, &a, y);
+    q8_act_free(&a);
+}
+
+/* Sizes around the kernels' edges. out: below, at and past one block of 16 rows, and
+ * 100, 112, 144, 161 (6 to 10 blocks: whole 3-block tiles, blocks left over and a short
+ * last block, cut between 2 threads); in: below, at and past one group, not a multiple
+ * of 32 (the short last group is padded); T = 1 .. 17 (every count of whole 4-token
+ * tiles and what is left) and 139. */
+static const int64_t case_out[] = {1, 15, 16, 17, 49, 100, 112, 144, 161};
+static const int64_t case_in[] = {1, 31, 32, 33, 64, 100, 257};
+
+START_TEST(test_kernels_vs_reference) {
+    int64_t T_list[18];
+    for (int t = 0; t < 17; t++) T_list[t] = t + 1;
+    T_list[17] = 139;
+    for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
+        Q8Kernel k = all_kernels[kk];
+        if (!q8_kernel_built(k)) {
+            printf("--   %s: not built for this machine\n", q8_kernel_name(k));
+            continue;
+        }
+        int64_t cases = 0, values = 0;
+        for (unsigned a = 0; a < ARRAY_LEN(case_out); a++)
+            for (unsigned b = 0; b < ARRAY_LEN(case_in); b++) {
+                int64_t out = case_out[a], in = case_in[b];
+                Q8Rows m = random_rows(out, in);
+                Q8Weights p;
+                q8_pack_quantized(m.q, m.scale, out, in, &p);
+                for (unsigned c = 0; c < ARRAY_LEN(T_list); c++) {
+                    int64_t T = T_list[c];
+                    if (T == 139 && out * in > 4000) continue; /* the slow reference: small shapes only */
+                    float *x = random_floats(T * in, 3.0f);
+                    float *want = xmalloc((size_t)(T * out) * sizeof *want);
+                    float *got = xmalloc((size_t)(T * out) * sizeof *got); /* exactly [T, out] */
+                    for (int64_t i = 0; i < T * out; i++) got[i] = NAN;
+                    q8_linear_ref(m.q, m.scale, out, in, x, T, want);
+                    fast(k, &p, x, T, got);
+                    ck_assert_msg(memcmp(got, want, (size_t)(T * out) * sizeof *got) == 0,
+                                  "%s out %lld in %lld T %lld: differs from q8_linear_ref", q8_kernel_name(k),
+                                  (long long)out, (long long)in, (long long)T);
+                    cases++, values += T * out;
+                    free(x), free(want), free(got);
+                }
+                q8_free(&p);
+                rows_free(&m);
+            }
+        printf("OK   %s: %lld shapes, %lld outputs, bit for bit equal to q8_linear_ref\n", q8_kernel_name(k),
+               (long long)cases, (long long)values);
+    }
+}
+END_TEST
+
+/* Each kernel's activation quantizer against q8_quantize_act_row, bit for bit, on
+ * tokens that hold zeros, NaN, infinities, denormals and exact ties; the padding after
+ * a short last group must be zeros and `minus` must be −128 · Σq. */
+START_TEST(test_act_kernels) {
+    const int64_t in_list[] = {1, 16, 17, 32, 45, 100};
+    for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
+        Q8Kernel k = all_kernels[kk];
+        if (!q8_kernel_built(k)) continue;
+        for (unsigned n = 0; n < ARRAY_LEN(in_list); n++) {
+            int64_t in = in_list[n], T = 9, G = q8_groups(in);
+            float *x = random_floats(T * in, 5.0f);
+            for (int64_t i = 0; i < in; i++) x[1 * in + i] = 0;                     /* token 1: zeros */
+            x[2 * in + in / 2] = NAN;                                                  /* token 2 */
+            x[3 * in] = INFINITY;                                                      /* token 3 */
+            x[4 * in + in - 1] = -INFINITY;                                            /* token 4 */
+            for (int64_t i = 0; i < in; i++) x[5 * in + i] = (float)(i % 7) * 0x1p-140f; /* denormals */
+            for (int64_t i = 0; i < in; i++) x[6 * in + i] = (float)((int)(i % 9) - 4) * 63.5f / 2; /* ties */
+            Q8Act a;
+            q8_act_init(&a, T, in);
+            memset(a.q, 0x55, (size_t)(T * G * Q8_GROUP)); /* the padding must be written */
+            q8_quantize_act_with(k, &a, x, T);
+            int8_t *q = xmalloc((size_t)in);
+            float *s = xmalloc((size_t)G * sizeof *s);
+            for (int64_t t = 0; t < T; t++) {
+                q8_quantize_act_row(x + t * in, in, q, s);
+                const int8_t *aq = a.q + t * G * Q8_GROUP;
+                ck_assert_msg(memcmp(aq, q, (size_t)in) == 0, "%s in %lld token %lld: q differs",
+                              q8_kernel_name(k), (long long)in, (long long)t);
+                for (int64_t i = in; i < G * Q8_GROUP; i++) ck_assert_int_eq(aq[i], 0);
+                for (int64_t g = 0; g < G; g++) {
+                    float got = a.scale[t * G + g];
+                    ck_assert_msg(memcmp(&got, &s[g], sizeof got) == 0 || (isnan(got) && isnan(s[g])),
+                                  "%s in %lld token %lld group %lld: scale %a, want %a", q8_kernel_name(k),
+                                  (long long)in, (long long)t, (long long)g, (double)got, (double)s[g]);
+                    int32_t sum = 0;
+                    for (int i = 0; i < Q8_GROUP; i++) sum += aq[g * Q8_GROUP + i];
+                    ck_assert_int_eq(a.minus[t * G + g], -128 * sum);
+                }
+            }
+            free(q), free(s), free(x);
+            q8_act_free(&a);
+        }
+    }
+}
+END_TEST
+
+/* A NaN in one token makes that token's outputs NaN, every one, and no other token's. */
+START_TEST(test_nan_token) {
+    int64_t out = 35, in = 70, T = 6;
+    Q8Rows m = random_rows(out, in);
+    for (int64_t i = 0; i < in; i++) m.q[i] = 0, m.scale[i / 32] = 0; /* row 0: all zeros */
+    Q8Weights p;
+    q8_pack_quantized(m.q, m.scale, out, in, &p);
+    float *x = random_floats(T * in, 1.0f);
+    x[4 * in + 50] = NAN;
+    float *want = xmalloc((size_t)(T * out) * sizeof *want), *got = xmalloc((size_t)(T * out) * sizeof *got);
+    q8_linear_ref(m.q, m.scale, out, in, x, T, want);
+    for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
+        if (!q8_kernel_built(all_kernels[kk])) continue;
+        fast(all_kernels[kk], &p, x, T, got);
+        for (int64_t t = 0; t < T; t++)
+            for (int64_t o = 0; o < out; o++) {
+                float g = got[t * out + o], w = want[t * out + o];
+                ck_assert_msg(t == 4 ? isnan(g) && isnan(w) : !isnan(g) && g == w, "%s t %lld o %lld: %g (ref %g)",
+                              q8_kernel_name(all_kernels[kk]), (long long)t, (long long)o, (double)g, (double)w);
+            }
+    }
+    free(x), free(want), free(got);
+    q8_free(&p);
+    rows_free(&m);
+}
+END_TEST
+
+/* Real layer shapes: in_proj_b [16, 1024] for the 6 tokens of the book's sentence,
+ * a slice of down_proj (in = 3584) for 5 tokens, and of the output head for 1. */
+START_TEST(test_real_shapes) {
+    const int64_t shapes[][3] = {{16, 1024, 6}, {48, 3584, 5}, {160, 1024, 1}};
+    for (unsigned c = 0; c < ARRAY_LEN(shapes); c++) {
+        int64_t out = shapes[c][0], in = shapes[c][1], T = shapes[c][2];
+        Q8Rows m = random_rows(out, in);
+        Q8Weights p;
+        q8_pack_quantized(m.q, m.scale, out, in, &p);
+        float *x = random_floats(T * in, 1.0f);
+        float *want = xmalloc((size_t)(T * out) * sizeof *want), *got = xmalloc((size_t)(T * out) * sizeof *got);
+        q8_linear_ref(m.q, m.scale, out, in, x, T, want);
+        Q8Act a;
+        q8_act_init(&a, T, in);
+        q8_project(&p, x, T, got, &a); /* the best kernel, as a layer calls it */
+        ck_assert_msg(memcmp(got, want, (size_t)(T * out) * sizeof *got) == 0, "[%lld, %lld] T %lld",
+                      (long long)out, (long long)in, (long long)T);
+        q8_act_free(&a);
+        free(x), free(want), free(got);
+        q8_free(&p);
+        rows_free(&m);
+    }
+}
+END_TEST
+
+/* ---- packing ------------------------------------------------------------------------- */
+
+/* q8_pack from a BF16 tensor equals quantizing each widened row and packing; the packed
+ * rows read back as dequantize_row gives them; a NaN is refused with its row named. */
+START_TEST(test_pack) {
+    int64_t out = 21, in = 70, G = q8_groups(in);
+    uint16_t *bf = xmalloc((size_t)(out * in) * sizeof *bf);
+    float *f = xmalloc((size_t)(out * in) * sizeof *f);
+    for (int64_t i = 0; i < out * in; i++) {
+        bf[i] = f32_to_bf16(0.1f * uniform());
+        f[i] = bf16_to_f32(bf[i]);
+    }
+    Tensor t = {.name = "w", .dtype = DTYPE_BF16, .ndim = 2, .shape = {out, in}, .numel = out * in, .data = bf,
+                .file = "test"};
+    Q8Weights p, want;
+    Error err;
+    ck_assert(q8_pack(&t, &p, &err));
+    int8_t *q = xmalloc((size_t)(out * in));
+    uint16_t *s = xmalloc((size_t)(out * G) * sizeof *s);
+    for (int64_t o = 0; o < out; o++) ck_assert(q8_quantize_row(f + o * in, in, q + o * in, s + o * G));
+    q8_pack_quantized(q, s, out, in, &want);
+    ck_assert(p.blocks == 2 && p.groups == 3);
+    ck_assert(memcmp(p.quants, want.quants, (size_t)(p.blocks * p.groups * 512)) == 0);
+    ck_assert(memcmp(p.scales, want.scales, (size_t)(p.blocks * p.groups * 16) * sizeof *p.scales) == 0);
+    ck_assert((uintptr_t)p.quants % 64 == 0 && (uintptr_t)p.scales % 64 == 0);
+    float row[70], deq[70];
+    for (int64_t o = 0; o < out; o++) {
+        q8_packed_row(&p, o, row);
+        q8_dequantize_row(q + o * in, s + o * G, in, deq);
+        ck_assert_msg(memcmp(row, deq, sizeof row) == 0, "packed row %lld reads back differently", (long long)o);
+    }
+    /* the padding rows of the short last block are zeros, stored as 128 */
+    for (int64_t g = 0; g < p.groups; g++)
+        for (int i = 0; i < 512; i++)
+            if ((i % 64) / 4 >= out % 16) ck_assert_int_eq(p.quants[(1 * p.groups + g) * 512 + i], 128);
+    q8_free(&p), q8_free(&want);
+
+    bf[13 * in + 40] = 0x7FC0; /* a BF16 NaN in row 13 */
+    ck_assert(!q8_pack(&t, &p, &err));
+    ck_assert_msg(strstr(err.msg, "row 13") != NULL, "message: %s", err.msg);
+    printf("OK   refused: %s\n", err.msg);
+    free(bf), free(f), free(q), free(s);
+}
+END_TEST
+
+/* ---- the promises of quant.h -------------------------------------------------------- */
+
+/* 1, 2 and 3 threads give identical bits, for one token and for 139, with every kernel;
+ * and row t of the 139-token call equals the call with token t alone. Tolerance: none. */
+START_TEST(test_thread_count) {
+    int64_t out = 16 * 13 + 5, in = 96; /* 14 blocks, the last short: uneven shares */
+    Q8Rows m = random_rows(out, in);
+    Q8Weights p;
+    q8_pack_quantized(m.q, m.scale, out, in, &p);
+    int saved = omp_get_max_threads();
+    const int64_t T_list[] = {1, 139};
+    for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
+        Q8Kernel k = all_kernels[kk];
+        if (!q8_kernel_built(k)) continue;
+        for (unsigned c = 0; c < ARRAY_LEN(T_list); c++) {
+            int64_t T = T_list[c];
+            float *x = random_floats(T * in, 1.0f), *y[3];
+            for (int n = 1; n <= 3; n++) {
+                omp_set_num_threads(n);
+                y[n - 1] = xmalloc((size_t)(T * out) * sizeof(float));
+                fast(k, &p, x, T, y[n - 1]);
+            }
+            omp_set_num_threads(saved);
+            for (int n = 2; n <= 3; n++)
+                ck_assert_msg(memcmp(y[0], y[n - 1], (size_t)(T * out) * sizeof(float)) == 0,
+                              "%s T=%lld: %d threads differ from 1", q8_kernel_name(k), (long long)T, n);
+            float *one = xmalloc((size_t)out * sizeof *one);
+            for (int64_t t = 0; t < T; t++) {
+                fast(k, &p, x + t * in, 1, one);
+                ck_assert_msg(memcmp(one, y[1] + t * out, (size_t)out * sizeof *one) == 0,
+                              "%s: row %lld of T=%lld differs from the token alone", q8_kernel_name(k), (long long)t,
+                              (long long)T);
+            }
+            printf("OK   %s T=%lld: 1, 2 and 3 threads agree bit for bit, and each row with its token alone\n",
+                   q8_kernel_name(k), (long long)T);
+            for (int n = 0; n < 3; n++) free(y[n]);
+            free(one), free(x);
+        }
+    }
+    q8_free(&p);
+    rows_free(&m);
+}
+END_TEST
+
+/* Called from inside a parallel region, each call runs on its own thread and gives the
+ * same bits as a call from outside. */
+START_TEST(test_inside_parallel_region) {
+    int64_t out = 70, in = 64, T = 5;
+    Q8Rows m = random_rows(out, in);
+    Q8Weights p;
+    q8_pack_quantized(m.q, m.scale, out, in, &p);
+    float *x = random_floats(T * in, 1.0f);
+    float *outside = xmalloc((size_t)(T * out) * sizeof(float));
+    float *inside = xmalloc((size_t)(2 * T * out) * sizeof(float));
+    fast(q8_best_kernel, &p, x, T, outside);
+#pragma omp parallel num_threads(2)
+    fast(q8_best_kernel, &p, x, T, inside + omp_get_thread_num() * T * out);
+    for (int n = 0; n < 2; n++)
+        ck_assert_msg(memcmp(outside, inside + n * T * out, (size_t)(T * out) * sizeof(float)) == 0,
+                      "call from thread %d inside a parallel region differs", n);
+    free(x), free(outside), free(inside);
+    q8_free(&p);
+    rows_free(&m);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("quant");
+    TCase *quantizer = tcase_create("quantizer");
+    tcase_set_timeout(quantizer, 60);
+    tcase_add_test(quantizer, test_hand_ties);
+    tcase_add_test(quantizer, test_hand_fp16_scale);
+    tcase_add_test(quantizer, test_hand_edges);
+    tcase_add_test(quantizer, test_refused);
+    tcase_add_test(quantizer, test_bound_many_rows);
+    tcase_add_test(quantizer, test_round_trip);
+    tcase_add_test(quantizer, test_act_hand);
+    suite_add_tcase(s, quantizer);
+    TCase *ref = tcase_create("reference product");
+    tcase_set_timeout(ref, 60);
+    tcase_add_test(ref, test_dot_hand);
+    tcase_add_test(ref, test_ref_vs_float64);
+    suite_add_tcase(s, ref);
+    TCase *kernels = tcase_create("kernels vs reference");
+    tcase_set_timeout(kernels, 120); /* the sanitizer build is slow */
+    tcase_add_test(kernels, test_kernels_vs_reference);
+    tcase_add_test(kernels, test_act_kernels);
+    tcase_add_test(kernels, test_nan_token);
+    tcase_add_test(kernels, test_real_shapes);
+    tcase_add_test(kernels, test_pack);
+    suite_add_tcase(s, kernels);
+    TCase *promise = tcase_create("promises");
+    tcase_set_timeout(promise, 60);
+    tcase_add_test(promise, test_thread_count);
+    tcase_add_test(promise, test_inside_parallel_region);
+    suite_add_tcase(s, promise);
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    printf("8-bit kernels built: portable C%s%s; q8_linear uses %s\n", q8_kernel_built(Q8_AVX2) ? ", AVX2" : "",
+           q8_kernel_built(Q8_AVX512) ? ", AVX-512 VNNI" : "", q8_kernel_name(q8_best_kernel));
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
