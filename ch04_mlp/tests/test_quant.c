@@ -85,7 +85,8 @@ START_TEST(test_hand_ties) {
     uint16_t s;
     ck_assert(q8_quantize_row(w, Q8_GROUP, q, &s));
     ck_assert_msg(s == 0x3C00, "scale 0x%04x, want 0x3C00 (1.0)", s);
-    for (int i = 0; i < Q8_GROUP; i++) ck_assert_msg(q[i] == want[i], "q[%d] = %d, want %d", i, q[i], want[i]);
+    for (int i = 0; i < Q8_GROUP; i++)
+        ck_assert_msg(q[i] == want[i], "q[%d] = %d, want %d", i, q[i], want[i]);
 }
 END_TEST
 
@@ -258,7 +259,8 @@ START_TEST(test_round_trip) {
         ck_assert(q8_quantize_row(back, n, q2, s2));
         for (int64_t g = 0; g * Q8_GROUP < n; g++) {
             int len = n - g * Q8_GROUP < Q8_GROUP ? (int)(n - g * Q8_GROUP) : Q8_GROUP, qmax = 0;
-            for (int i = 0; i < len; i++) qmax = abs(q[g * Q8_GROUP + i]) > qmax ? abs(q[g * Q8_GROUP + i]) : qmax;
+            for (int i = 0; i < len; i++)
+                qmax = abs(q[g * Q8_GROUP + i]) > qmax ? abs(q[g * Q8_GROUP + i]) : qmax;
             if (qmax != 127) continue;
             ck_assert_msg(s2[g] == s[g], "scale 0x%04x, again 0x%04x", s[g], s2[g]);
             ck_assert(memcmp(q + g * Q8_GROUP, q2 + g * Q8_GROUP, (size_t)len) == 0);
@@ -364,13 +366,13 @@ START_TEST(test_ref_vs_float64) {
                 }
                 bound += (double)(G + 2) * u / (1 - (double)(G + 2) * u) * terms;
                 double err = fabs(y[t * out + o] - exact);
-                ck_assert_msg(err <= bound, "[%lld, %lld] t %lld o %lld: off by %.3g, bound %.3g", (long long)out,
-                              (long long)in, (long long)t, (long long)o, err, bound);
+                ck_assert_msg(err <= bound, "[%lld, %lld] t %lld o %lld: off by %.3g, bound %.3g",
+                              (long long)out, (long long)in, (long long)t, (long long)o, err, bound);
                 worst_ratio = fmax(worst_ratio, err / bound);
             }
         }
-        printf("OK   q8_linear_ref [%lld, %lld] vs float64: error at most %.2f of its bound\n", (long long)out,
-               (long long)in, worst_ratio);
+        printf("OK   q8_linear_ref [%lld, %lld] vs float64: error at most %.2f of its bound\n",
+               (long long)out, (long long)in, worst_ratio);
         free(w), free(x), free(q), free(s), free(y), free(qx), free(sx);
     }
 }
@@ -449,10 +451,10 @@ START_TEST(test_act_kernels) {
         for (unsigned n = 0; n < ARRAY_LEN(in_list); n++) {
             int64_t in = in_list[n], T = 9, G = q8_groups(in);
             float *x = random_floats(T * in, 5.0f);
-            for (int64_t i = 0; i < in; i++) x[1 * in + i] = 0;                     /* token 1: zeros */
-            x[2 * in + in / 2] = NAN;                                                  /* token 2 */
-            x[3 * in] = INFINITY;                                                      /* token 3 */
-            x[4 * in + in - 1] = -INFINITY;                                            /* token 4 */
+            for (int64_t i = 0; i < in; i++) x[1 * in + i] = 0;                          /* token 1: zeros */
+            x[2 * in + in / 2] = NAN;                                                    /* token 2 */
+            x[3 * in] = INFINITY;                                                        /* token 3 */
+            x[4 * in + in - 1] = -INFINITY;                                              /* token 4 */
             for (int64_t i = 0; i < in; i++) x[5 * in + i] = (float)(i % 7) * 0x1p-140f; /* denormals */
             for (int64_t i = 0; i < in; i++) x[6 * in + i] = (float)((int)(i % 9) - 4) * 63.5f / 2; /* ties */
             Q8Act a;
@@ -501,8 +503,9 @@ START_TEST(test_nan_token) {
         for (int64_t t = 0; t < T; t++)
             for (int64_t o = 0; o < out; o++) {
                 float g = got[t * out + o], w = want[t * out + o];
-                ck_assert_msg(t == 4 ? isnan(g) && isnan(w) : !isnan(g) && g == w, "%s t %lld o %lld: %g (ref %g)",
-                              q8_kernel_name(all_kernels[kk]), (long long)t, (long long)o, (double)g, (double)w);
+                ck_assert_msg(t == 4 ? isnan(g) && isnan(w) : !isnan(g) && g == w,
+                              "%s t %lld o %lld: %g (ref %g)", q8_kernel_name(all_kernels[kk]), (long long)t,
+                              (long long)o, (double)g, (double)w);
             }
     }
     free(x), free(want), free(got);
@@ -521,7 +524,8 @@ START_TEST(test_real_shapes) {
         Q8Weights p;
         q8_pack_quantized(m.q, m.scale, out, in, &p);
         float *x = random_floats(T * in, 1.0f);
-        float *want = xmalloc((size_t)(T * out) * sizeof *want), *got = xmalloc((size_t)(T * out) * sizeof *got);
+        float *want = xmalloc((size_t)(T * out) * sizeof *want),
+              *got = xmalloc((size_t)(T * out) * sizeof *got);
         q8_linear_ref(m.q, m.scale, out, in, x, T, want);
         Q8Act a;
         q8_act_init(&a, T, in);
@@ -548,7 +552,12 @@ START_TEST(test_pack) {
         bf[i] = f32_to_bf16(0.1f * uniform());
         f[i] = bf16_to_f32(bf[i]);
     }
-    Tensor t = {.name = "w", .dtype = DTYPE_BF16, .ndim = 2, .shape = {out, in}, .numel = out * in, .data = bf,
+    Tensor t = {.name = "w",
+                .dtype = DTYPE_BF16,
+                .ndim = 2,
+                .shape = {out, in},
+                .numel = out * in,
+                .data = bf,
                 .file = "test"};
     Q8Weights p, want;
     Error err;
@@ -565,7 +574,8 @@ START_TEST(test_pack) {
     for (int64_t o = 0; o < out; o++) {
         q8_packed_row(&p, o, row);
         q8_dequantize_row(q + o * in, s + o * G, in, deq);
-        ck_assert_msg(memcmp(row, deq, sizeof row) == 0, "packed row %lld reads back differently", (long long)o);
+        ck_assert_msg(memcmp(row, deq, sizeof row) == 0, "packed row %lld reads back differently",
+                      (long long)o);
     }
     /* the padding rows of the short last block are zeros, stored as 128 */
     for (int64_t g = 0; g < p.groups; g++)
@@ -611,11 +621,12 @@ START_TEST(test_thread_count) {
             for (int64_t t = 0; t < T; t++) {
                 fast(k, &p, x + t * in, 1, one);
                 ck_assert_msg(memcmp(one, y[1] + t * out, (size_t)out * sizeof *one) == 0,
-                              "%s: row %lld of T=%lld differs from the token alone", q8_kernel_name(k), (long long)t,
-                              (long long)T);
+                              "%s: row %lld of T=%lld differs from the token alone", q8_kernel_name(k),
+                              (long long)t, (long long)T);
             }
-            printf("OK   %s T=%lld: 1, 2 and 3 threads agree bit for bit, and each row with its token alone\n",
-                   q8_kernel_name(k), (long long)T);
+            printf(
+                "OK   %s T=%lld: 1, 2 and 3 threads agree bit for bit, and each row with its token alone\n",
+                q8_kernel_name(k), (long long)T);
             for (int n = 0; n < 3; n++) free(y[n]);
             free(one), free(x);
         }
@@ -679,8 +690,9 @@ int main(void) {
     suite_add_tcase(s, promise);
 
     setvbuf(stdout, NULL, _IOLBF, 0);
-    printf("8-bit kernels built: portable C%s%s; q8_linear uses %s\n", q8_kernel_built(Q8_AVX2) ? ", AVX2" : "",
-           q8_kernel_built(Q8_AVX512) ? ", AVX-512 VNNI" : "", q8_kernel_name(q8_best_kernel));
+    printf("8-bit kernels built: portable C%s%s; q8_linear uses %s\n",
+           q8_kernel_built(Q8_AVX2) ? ", AVX2" : "", q8_kernel_built(Q8_AVX512) ? ", AVX-512 VNNI" : "",
+           q8_kernel_name(q8_best_kernel));
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
