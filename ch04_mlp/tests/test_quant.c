@@ -386,7 +386,7 @@ static const Q8Kernel all_kernels[] = {Q8_PORTABLE, Q8_AVX2, Q8_AVX512};
 static void fast(Q8Kernel k, const Q8Weights *p, const float *x, int64_t T, float *y) {
     Q8Act a;
     q8_act_init(&a, T, p->in);
-    q8_quantize_act_with(k, &a, x, T);
+    q8_quantize_act_with(k, &a, x, T, p->in);
     q8_linear_with(k, p, &a, y);
     q8_act_free(&a);
 }
@@ -442,7 +442,7 @@ END_TEST
 
 /* Each kernel's activation quantizer against q8_quantize_act_row, bit for bit, on
  * tokens that hold zeros, NaN, infinities, denormals and exact ties; the padding after
- * a short last group must be zeros and `minus` must be −128 · Σq. */
+ * a short last group must be zeros and `correction` must be −128 · Σq. */
 START_TEST(test_act_kernels) {
     const int64_t in_list[] = {1, 16, 17, 32, 45, 100};
     for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
@@ -460,7 +460,7 @@ START_TEST(test_act_kernels) {
             Q8Act a;
             q8_act_init(&a, T, in);
             memset(a.q, 0x55, (size_t)(T * G * Q8_GROUP)); /* the padding must be written */
-            q8_quantize_act_with(k, &a, x, T);
+            q8_quantize_act_with(k, &a, x, T, in);
             int8_t *q = xmalloc((size_t)in);
             float *s = xmalloc((size_t)G * sizeof *s);
             for (int64_t t = 0; t < T; t++) {
@@ -476,7 +476,7 @@ START_TEST(test_act_kernels) {
                                   (long long)in, (long long)t, (long long)g, (double)got, (double)s[g]);
                     int32_t sum = 0;
                     for (int i = 0; i < Q8_GROUP; i++) sum += aq[g * Q8_GROUP + i];
-                    ck_assert_int_eq(a.minus[t * G + g], -128 * sum);
+                    ck_assert_int_eq(a.correction[t * G + g], -128 * sum);
                 }
             }
             free(q), free(s), free(x);
@@ -515,9 +515,13 @@ START_TEST(test_nan_token) {
 END_TEST
 
 /* Real layer shapes: in_proj_b [16, 1024] for the 6 tokens of the book's sentence,
- * a slice of down_proj (in = 3584) for 5 tokens, and of the output head for 1. */
+ * a slice of down_proj (in = 3584) for 5 tokens, of out_proj (in = 2048) for 3 and of the
+ * output head for 1 — all through one activation buffer, sized once for the widest
+ * input and the most tokens, as a model reuses it for every projection. */
 START_TEST(test_real_shapes) {
-    const int64_t shapes[][3] = {{16, 1024, 6}, {48, 3584, 5}, {160, 1024, 1}};
+    const int64_t shapes[][3] = {{16, 1024, 6}, {48, 3584, 5}, {32, 2048, 3}, {160, 1024, 1}};
+    Q8Act a;
+    q8_act_init(&a, 6, 3584);
     for (unsigned c = 0; c < ARRAY_LEN(shapes); c++) {
         int64_t out = shapes[c][0], in = shapes[c][1], T = shapes[c][2];
         Q8Rows m = random_rows(out, in);
@@ -527,16 +531,14 @@ START_TEST(test_real_shapes) {
         float *want = xmalloc((size_t)(T * out) * sizeof *want),
               *got = xmalloc((size_t)(T * out) * sizeof *got);
         q8_linear_ref(m.q, m.scale, out, in, x, T, want);
-        Q8Act a;
-        q8_act_init(&a, T, in);
         q8_project(&p, x, T, got, &a); /* the best kernel, as a layer calls it */
         ck_assert_msg(memcmp(got, want, (size_t)(T * out) * sizeof *got) == 0, "[%lld, %lld] T %lld",
                       (long long)out, (long long)in, (long long)T);
-        q8_act_free(&a);
         free(x), free(want), free(got);
         q8_free(&p);
         rows_free(&m);
     }
+    q8_act_free(&a);
 }
 END_TEST
 
@@ -567,9 +569,9 @@ START_TEST(test_pack) {
     for (int64_t o = 0; o < out; o++) ck_assert(q8_quantize_row(f + o * in, in, q + o * in, s + o * G));
     q8_pack_quantized(q, s, out, in, &want);
     ck_assert(p.blocks == 2 && p.groups == 3);
-    ck_assert(memcmp(p.quants, want.quants, (size_t)(p.blocks * p.groups * 512)) == 0);
-    ck_assert(memcmp(p.scales, want.scales, (size_t)(p.blocks * p.groups * 16) * sizeof *p.scales) == 0);
-    ck_assert((uintptr_t)p.quants % 64 == 0 && (uintptr_t)p.scales % 64 == 0);
+    ck_assert(q8_block_bytes(&p) == 2 * 1088); /* 3 groups: 2 pairs, the second half empty */
+    ck_assert(memcmp(p.data, want.data, (size_t)(p.blocks * q8_block_bytes(&p))) == 0);
+    ck_assert((uintptr_t)p.data % 64 == 0);
     float row[70], deq[70];
     for (int64_t o = 0; o < out; o++) {
         q8_packed_row(&p, o, row);
@@ -577,10 +579,23 @@ START_TEST(test_pack) {
         ck_assert_msg(memcmp(row, deq, sizeof row) == 0, "packed row %lld reads back differently",
                       (long long)o);
     }
-    /* the padding rows of the short last block are zeros, stored as 128 */
+    /* Where each number went, by hand: row 17 = block 1, lane 1; number 37 = group 1
+     * (the second half of pair 0), step (37 − 32) / 4 = 1, byte 1 of the lane:
+     *   block 1 + group 1 + step 1 + lane 1 + byte 1 = 2176 + 512 + 64 + 4 + 1,
+     * stored as q + 128; its scale is the 2nd of group 1's 16, after the pair's
+     * 1024 bytes of integers: 2176 + 1024 + 32 + 2 · 1. */
+    ck_assert_int_eq(p.data[2176 + 512 + 64 + 4 + 1], q[17 * in + 37] + 128);
+    uint16_t s17;
+    memcpy(&s17, p.data + 2176 + 1024 + 32 + 2, sizeof s17);
+    ck_assert_int_eq(s17, s[17 * G + 1]);
+    /* the padding rows of the short last block (rows 21 .. 31) are zeros, stored as 128,
+     * with scale 0 */
     for (int64_t g = 0; g < p.groups; g++)
         for (int i = 0; i < 512; i++)
-            if ((i % 64) / 4 >= out % 16) ck_assert_int_eq(p.quants[(1 * p.groups + g) * 512 + i], 128);
+            if ((i % 64) / 4 >= out % 16)
+                ck_assert_int_eq(p.data[2176 + (g / 2) * 1088 + (g % 2) * 512 + i], 128);
+    for (int r = out % 16; r < 16; r++)
+        ck_assert(p.data[2176 + 1024 + 2 * r] == 0 && p.data[2176 + 1025 + 2 * r] == 0);
     q8_free(&p), q8_free(&want);
 
     bf[13 * in + 40] = 0x7FC0; /* a BF16 NaN in row 13 */
@@ -594,45 +609,52 @@ END_TEST
 /* ---- the promises of quant.h -------------------------------------------------------- */
 
 /* 1, 2 and 3 threads give identical bits, for one token and for 139, with every kernel;
- * and row t of the 139-token call equals the call with token t alone. Tolerance: none. */
+ * and row t of the 139-token call equals the call with token t alone. Two shapes: 14
+ * blocks (the last one short), which the threads share out, and 3 blocks, too few to
+ * go round, where they share the tokens instead. Tolerance: none. */
 START_TEST(test_thread_count) {
-    int64_t out = 16 * 13 + 5, in = 96; /* 14 blocks, the last short: uneven shares */
-    Q8Rows m = random_rows(out, in);
-    Q8Weights p;
-    q8_pack_quantized(m.q, m.scale, out, in, &p);
+    const int64_t outs[] = {16 * 13 + 5, 40};
+    int64_t in = 96;
     int saved = omp_get_max_threads();
     const int64_t T_list[] = {1, 139};
-    for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
-        Q8Kernel k = all_kernels[kk];
-        if (!q8_kernel_built(k)) continue;
-        for (unsigned c = 0; c < ARRAY_LEN(T_list); c++) {
-            int64_t T = T_list[c];
-            float *x = random_floats(T * in, 1.0f), *y[3];
-            for (int n = 1; n <= 3; n++) {
-                omp_set_num_threads(n);
-                y[n - 1] = xmalloc((size_t)(T * out) * sizeof(float));
-                fast(k, &p, x, T, y[n - 1]);
+    for (unsigned o = 0; o < ARRAY_LEN(outs); o++) {
+        int64_t out = outs[o];
+        Q8Rows m = random_rows(out, in);
+        Q8Weights p;
+        q8_pack_quantized(m.q, m.scale, out, in, &p);
+        for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
+            Q8Kernel k = all_kernels[kk];
+            if (!q8_kernel_built(k)) continue;
+            for (unsigned c = 0; c < ARRAY_LEN(T_list); c++) {
+                int64_t T = T_list[c];
+                float *x = random_floats(T * in, 1.0f), *y[3];
+                for (int n = 1; n <= 3; n++) {
+                    omp_set_num_threads(n);
+                    y[n - 1] = xmalloc((size_t)(T * out) * sizeof(float));
+                    fast(k, &p, x, T, y[n - 1]);
+                }
+                omp_set_num_threads(saved);
+                for (int n = 2; n <= 3; n++)
+                    ck_assert_msg(memcmp(y[0], y[n - 1], (size_t)(T * out) * sizeof(float)) == 0,
+                                  "%s out %lld T=%lld: %d threads differ from 1", q8_kernel_name(k),
+                                  (long long)out, (long long)T, n);
+                float *one = xmalloc((size_t)out * sizeof *one);
+                for (int64_t t = 0; t < T; t++) {
+                    fast(k, &p, x + t * in, 1, one);
+                    ck_assert_msg(memcmp(one, y[1] + t * out, (size_t)out * sizeof *one) == 0,
+                                  "%s out %lld: row %lld of T=%lld differs from the token alone",
+                                  q8_kernel_name(k), (long long)out, (long long)t, (long long)T);
+                }
+                printf("OK   %s out %lld T=%lld: 1, 2 and 3 threads agree bit for bit, and each row with its "
+                       "token alone\n",
+                       q8_kernel_name(k), (long long)out, (long long)T);
+                for (int n = 0; n < 3; n++) free(y[n]);
+                free(one), free(x);
             }
-            omp_set_num_threads(saved);
-            for (int n = 2; n <= 3; n++)
-                ck_assert_msg(memcmp(y[0], y[n - 1], (size_t)(T * out) * sizeof(float)) == 0,
-                              "%s T=%lld: %d threads differ from 1", q8_kernel_name(k), (long long)T, n);
-            float *one = xmalloc((size_t)out * sizeof *one);
-            for (int64_t t = 0; t < T; t++) {
-                fast(k, &p, x + t * in, 1, one);
-                ck_assert_msg(memcmp(one, y[1] + t * out, (size_t)out * sizeof *one) == 0,
-                              "%s: row %lld of T=%lld differs from the token alone", q8_kernel_name(k),
-                              (long long)t, (long long)T);
-            }
-            printf(
-                "OK   %s T=%lld: 1, 2 and 3 threads agree bit for bit, and each row with its token alone\n",
-                q8_kernel_name(k), (long long)T);
-            for (int n = 0; n < 3; n++) free(y[n]);
-            free(one), free(x);
         }
+        q8_free(&p);
+        rows_free(&m);
     }
-    q8_free(&p);
-    rows_free(&m);
 }
 END_TEST
 

@@ -60,14 +60,25 @@
 #include <immintrin.h>
 #endif
 
-#define STEPS       (Q8_GROUP / 4)       /* vector steps per group: 4 numbers per lane */
-#define STEP_BYTES  (Q8_BLOCK_ROWS * 4)  /* one step of one block: 16 rows × 4 numbers */
-#define GROUP_BYTES (STEPS * STEP_BYTES) /* one group of one block: 512 bytes */
-#define DEC_BLOCKS  4                    /* blocks per tile, one token */
-#define PRE_BLOCKS  3                    /* blocks per tile, several tokens */
-#define PRE_TOKENS  4                    /* tokens per tile */
-
+#define STEPS         (Q8_GROUP / 4)       /* vector steps per group: 4 numbers per lane */
+#define STEP_BYTES    (Q8_BLOCK_ROWS * 4)  /* one step of one block: 16 rows × 4 numbers */
+#define GROUP_BYTES   (STEPS * STEP_BYTES) /* one group of one block: 512 bytes */
+#define PAIR_BYTES    (2 * GROUP_BYTES + 2 * Q8_BLOCK_ROWS * 2) /* two groups and their 32 scales: 1088 */
+#define DEC_BLOCKS    4                                         /* blocks per tile, one token */
+#define PRE_BLOCKS    3                                         /* blocks per tile, several tokens */
+#define PRE_TOKENS    4                                         /* tokens per tile */
+#define MAX_BLOCKS    (PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS)
 #define ALWAYS_INLINE __attribute__((always_inline))
+_Static_assert(PAIR_BYTES == 1088, "q8_block_bytes() in quant.h counts 1088 bytes a pair");
+
+/* Group g of a block (the block's bytes start at `block`): its 512 bytes of integers,
+ * and its 16 scales, which follow the integers of its pair of groups. */
+static inline const uint8_t *group_q(const uint8_t *block, int64_t g) {
+    return block + (g >> 1) * PAIR_BYTES + (g & 1) * GROUP_BYTES;
+}
+static inline const uint16_t *group_s(const uint8_t *block, int64_t g) {
+    return (const uint16_t *)(block + (g >> 1) * PAIR_BYTES + 2 * GROUP_BYTES) + (g & 1) * Q8_BLOCK_ROWS;
+}
 
 const Q8Kernel q8_best_kernel = HAVE_AVX512 ? Q8_AVX512 : HAVE_AVX2 ? Q8_AVX2 : Q8_PORTABLE;
 
@@ -87,22 +98,23 @@ static void packed_alloc(Q8Weights *p, int64_t out, int64_t in) {
     p->out = out, p->in = in;
     p->groups = q8_groups(in);
     p->blocks = (out + Q8_BLOCK_ROWS - 1) / Q8_BLOCK_ROWS;
-    size_t units = (size_t)(p->blocks * p->groups);
-    p->quants = xaligned_alloc(units * GROUP_BYTES);
-    p->scales = xaligned_alloc(units * Q8_BLOCK_ROWS * sizeof(uint16_t));
+    size_t bytes = (size_t)(p->blocks * q8_block_bytes(p));
+    p->data = xaligned_alloc(bytes);
+    memset(p->data, 0, bytes); /* the unused half of an odd last pair stays zero */
 }
 
 /* Row `row` of a block (q: [in], scale: [groups]; NULL for a padding row) into its lanes. */
 static void pack_row(Q8Weights *p, int64_t row, const int8_t *q, const uint16_t *scale) {
     int64_t b = row / Q8_BLOCK_ROWS, r = row % Q8_BLOCK_ROWS;
     for (int64_t g = 0; g < p->groups; g++) {
-        uint8_t *unit = p->quants + (b * p->groups + g) * GROUP_BYTES;
+        uint8_t *block = p->data + b * q8_block_bytes(p);
+        uint8_t *unit = (uint8_t *)group_q(block, g);
         for (int i = 0; i < Q8_GROUP; i++) {
             int64_t k = g * Q8_GROUP + i;
             int v = q && k < p->in ? q[k] : 0;
             unit[(i / 4) * STEP_BYTES + r * 4 + i % 4] = (uint8_t)(v + 128);
         }
-        p->scales[(b * p->groups + g) * Q8_BLOCK_ROWS + r] = scale ? scale[g] : 0;
+        ((uint16_t *)group_s(block, g))[r] = scale ? scale[g] : 0;
     }
 }
 
@@ -150,15 +162,16 @@ bool q8_pack(const Tensor *w, Q8Weights *p, Error *err) {
 }
 
 void q8_free(Q8Weights *p) {
-    free(p->quants), free(p->scales);
-    p->quants = NULL, p->scales = NULL;
+    free(p->data);
+    p->data = NULL;
 }
 
 void q8_packed_row(const Q8Weights *p, int64_t o, float *row) {
     int64_t b = o / Q8_BLOCK_ROWS, r = o % Q8_BLOCK_ROWS;
     for (int64_t g = 0; g < p->groups; g++) {
-        const uint8_t *unit = p->quants + (b * p->groups + g) * GROUP_BYTES;
-        float s = f16_to_f32(p->scales[(b * p->groups + g) * Q8_BLOCK_ROWS + r]);
+        const uint8_t *block = p->data + b * q8_block_bytes(p);
+        const uint8_t *unit = group_q(block, g);
+        float s = f16_to_f32(group_s(block, g)[r]);
         for (int i = 0; i < Q8_GROUP && g * Q8_GROUP + i < p->in; i++)
             row[g * Q8_GROUP + i] = s * (float)((int)unit[(i / 4) * STEP_BYTES + r * 4 + i % 4] - 128);
     }
@@ -168,17 +181,18 @@ void q8_packed_row(const Q8Weights *p, int64_t o, float *row) {
  * Activations
  * ------------------------------------------------------------------------------------ */
 
-void q8_act_init(Q8Act *a, int64_t capacity, int64_t in) {
-    a->capacity = capacity, a->in = in, a->T = 0;
-    a->groups = q8_groups(in);
-    a->q = xaligned_alloc((size_t)(capacity * a->groups * Q8_GROUP));
-    a->scale = xaligned_alloc((size_t)(capacity * a->groups) * sizeof(float));
-    a->minus = xaligned_alloc((size_t)(capacity * a->groups) * sizeof(int32_t));
+void q8_act_init(Q8Act *a, int64_t max_tokens, int64_t max_in) {
+    a->max_tokens = max_tokens, a->max_in = max_in;
+    a->T = 0, a->in = 0, a->groups = 0;
+    int64_t groups = q8_groups(max_in);
+    a->q = xaligned_alloc((size_t)(max_tokens * groups * Q8_GROUP));
+    a->scale = xaligned_alloc((size_t)(max_tokens * groups) * sizeof(float));
+    a->correction = xaligned_alloc((size_t)(max_tokens * groups) * sizeof(int32_t));
 }
 
 void q8_act_free(Q8Act *a) {
-    free(a->q), free(a->scale), free(a->minus);
-    a->q = NULL, a->scale = NULL, a->minus = NULL;
+    free(a->q), free(a->scale), free(a->correction);
+    a->q = NULL, a->scale = NULL, a->correction = NULL;
 }
 
 /* One token, plain C: the reference's q8_quantize_act_row, then the padding and Σq. */
@@ -190,7 +204,7 @@ static void act_token_portable(Q8Act *a, const float *x, int64_t t) {
     for (int64_t g = 0; g < a->groups; g++) {
         int32_t sum = 0;
         for (int i = 0; i < Q8_GROUP; i++) sum += q[g * Q8_GROUP + i];
-        a->minus[t * a->groups + g] = -128 * sum;
+        a->correction[t * a->groups + g] = -128 * sum;
     }
 }
 
@@ -224,30 +238,33 @@ static void act_token_avx512(Q8Act *a, const float *x, int64_t t) {
         }
         _mm_storeu_si128((__m128i *)(q + g * Q8_GROUP), _mm512_cvtepi32_epi8(q0));
         _mm_storeu_si128((__m128i *)(q + g * Q8_GROUP + 16), _mm512_cvtepi32_epi8(q1));
-        a->minus[t * a->groups + g] = -128 * _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+        a->correction[t * a->groups + g] = -128 * _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
     }
 }
 #endif
 
-void q8_quantize_act_with(Q8Kernel k, Q8Act *a, const float *x, int64_t T) {
-    if (T > a->capacity)
-        die("q8_quantize_act: %lld tokens, room for %lld", (long long)T, (long long)a->capacity);
-    a->T = T;
+void q8_quantize_act_with(Q8Kernel k, Q8Act *a, const float *x, int64_t T, int64_t in) {
+    if (T > a->max_tokens || in > a->max_in)
+        die("q8_quantize_act: %lld tokens of %lld numbers, room for %lld of %lld", (long long)T,
+            (long long)in, (long long)a->max_tokens, (long long)a->max_in);
+    a->T = T, a->in = in, a->groups = q8_groups(in);
     /* A token's quantization is tiny next to the product; threads only pay off for many. */
 #pragma omp parallel for schedule(static) if (T >= 16)
     for (int64_t t = 0; t < T; t++) {
 #if HAVE_AVX512
         if (k == Q8_AVX512) {
-            act_token_avx512(a, x + t * a->in, t);
+            act_token_avx512(a, x + t * in, t);
             continue;
         }
 #endif
         (void)k;
-        act_token_portable(a, x + t * a->in, t);
+        act_token_portable(a, x + t * in, t);
     }
 }
 
-void q8_quantize_act(Q8Act *a, const float *x, int64_t T) { q8_quantize_act_with(q8_best_kernel, a, x, T); }
+void q8_quantize_act(Q8Act *a, const float *x, int64_t T, int64_t in) {
+    q8_quantize_act_with(q8_best_kernel, a, x, T, in);
+}
 
 /* ------------------------------------------------------------------------------------
  * The tiles. Block b's integers start at quants + b·groups·512, its scales at
@@ -272,42 +289,50 @@ static inline int32_t load_i32(const int8_t *p) {
 static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t bstep, int64_t t0,
                                              __mmask16 mask, int R, int C) {
     int64_t groups = j->w->groups, xstride = groups * Q8_GROUP, out = j->w->out;
-    const uint8_t *wq[PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS];
-    const uint16_t *ws[PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS];
-    for (int r = 0; r < R; r++) {
-        int64_t b = b0 + r * bstep;
-        wq[r] = j->w->quants + b * groups * GROUP_BYTES;
-        ws[r] = j->w->scales + b * groups * Q8_BLOCK_ROWS;
-    }
+    const uint8_t *wb[MAX_BLOCKS]; /* the tile's blocks */
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) wb[r] = j->w->data + (b0 + r * bstep) * q8_block_bytes(j->w);
     const int8_t *xq = j->a->q + t0 * xstride;
     const float *xs = j->a->scale + t0 * groups;
-    const int32_t *xm = j->a->minus + t0 * groups;
-    __m512 acc[PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS][PRE_TOKENS];
+    const int32_t *xc = j->a->correction + t0 * groups;
+    __m512 acc[MAX_BLOCKS][PRE_TOKENS]; /* float sums: one row per lane */
+#pragma GCC unroll 8
     for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
         for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
     for (int64_t g = 0; g < groups; g++) {
-        __m512i d[PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS][PRE_TOKENS];
+        __m512i d[MAX_BLOCKS][PRE_TOKENS]; /* this group's integer sums */
+#pragma GCC unroll 4
         for (int c = 0; c < C; c++) {
-            __m512i start = _mm512_set1_epi32(xm[c * groups + g]);
+            __m512i start = _mm512_set1_epi32(xc[c * groups + g]);
+#pragma GCC unroll 8
             for (int r = 0; r < R; r++) d[r][c] = start;
         }
+#pragma GCC unroll 8
         for (int s = 0; s < STEPS; s++) {
-            __m512i wv[PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS];
-            for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(wq[r] + g * GROUP_BYTES + s * STEP_BYTES);
+            __m512i wv[MAX_BLOCKS];
+#pragma GCC unroll 8
+            for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
+#pragma GCC unroll 4
             for (int c = 0; c < C; c++) {
                 __m512i xv = _mm512_set1_epi32(load_i32(xq + c * xstride + g * Q8_GROUP + s * 4));
+#pragma GCC unroll 8
                 for (int r = 0; r < R; r++) d[r][c] = _mm512_dpbusd_epi32(d[r][c], wv[r], xv);
             }
         }
+#pragma GCC unroll 8
         for (int r = 0; r < R; r++) {
-            __m512 sw = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(ws[r] + g * Q8_BLOCK_ROWS)));
+            __m512 sw = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)group_s(wb[r], g)));
+#pragma GCC unroll 4
             for (int c = 0; c < C; c++) {
                 __m512 s = _mm512_mul_ps(sw, _mm512_set1_ps(xs[c * groups + g]));
                 acc[r][c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d[r][c]), s, acc[r][c]);
             }
         }
     }
+#pragma GCC unroll 8
     for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
         for (int c = 0; c < C; c++)
             _mm512_mask_storeu_ps(j->y + (t0 + c) * out + (b0 + r * bstep) * Q8_BLOCK_ROWS, mask, acc[r][c]);
 }
@@ -320,8 +345,7 @@ static inline ALWAYS_INLINE void tile_avx2(const Job *j, int64_t b0, int64_t bst
     (void)bstep;
     (void)R; /* always one block */
     int64_t groups = j->w->groups, xstride = groups * Q8_GROUP, out = j->w->out;
-    const uint8_t *wq = j->w->quants + b0 * groups * GROUP_BYTES;
-    const uint16_t *ws = j->w->scales + b0 * groups * Q8_BLOCK_ROWS;
+    const uint8_t *wb = j->w->data + b0 * q8_block_bytes(j->w);
     const int8_t *xq = j->a->q + t0 * xstride;
     const float *xs = j->a->scale + t0 * groups;
     const __m256i flip = _mm256_set1_epi8((char)0x80), ones = _mm256_set1_epi16(1);
@@ -335,8 +359,7 @@ static inline ALWAYS_INLINE void tile_avx2(const Job *j, int64_t b0, int64_t bst
         for (int s = 0; s < STEPS; s++)
             for (int h = 0; h < 2; h++) {
                 __m256i q = _mm256_xor_si256(
-                    _mm256_load_si256((const __m256i *)(wq + g * GROUP_BYTES + s * STEP_BYTES + h * 32)),
-                    flip);
+                    _mm256_load_si256((const __m256i *)(group_q(wb, g) + s * STEP_BYTES + h * 32)), flip);
                 __m256i aq = _mm256_abs_epi8(q);
                 for (int c = 0; c < C; c++) {
                     __m256i xv = _mm256_set1_epi32(load_i32(xq + c * xstride + g * Q8_GROUP + s * 4));
@@ -345,7 +368,7 @@ static inline ALWAYS_INLINE void tile_avx2(const Job *j, int64_t b0, int64_t bst
                 }
             }
         for (int h = 0; h < 2; h++) {
-            __m256 sw = _mm256_cvtph_ps(_mm_load_si128((const __m128i *)(ws + g * Q8_BLOCK_ROWS + h * 8)));
+            __m256 sw = _mm256_cvtph_ps(_mm_load_si128((const __m128i *)(group_s(wb, g) + h * 8)));
             for (int c = 0; c < C; c++) {
                 __m256 s = _mm256_mul_ps(sw, _mm256_set1_ps(xs[c * groups + g]));
                 acc[h][c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d[h][c]), s, acc[h][c]);
@@ -369,17 +392,16 @@ static inline ALWAYS_INLINE void tile_portable(const Job *j, int64_t b0, int64_t
     (void)bstep;
     (void)R; /* always one block */
     int64_t groups = j->w->groups, xstride = groups * Q8_GROUP, out = j->w->out;
-    const uint8_t *wq = j->w->quants + b0 * groups * GROUP_BYTES;
-    const uint16_t *ws = j->w->scales + b0 * groups * Q8_BLOCK_ROWS;
+    const uint8_t *wb = j->w->data + b0 * q8_block_bytes(j->w);
     float acc[PRE_TOKENS][Q8_BLOCK_ROWS] = {{0}};
     for (int64_t g = 0; g < groups; g++) {
         float sw[Q8_BLOCK_ROWS];
-        for (int r = 0; r < Q8_BLOCK_ROWS; r++) sw[r] = f16_to_f32(ws[g * Q8_BLOCK_ROWS + r]);
-        const uint8_t *unit = wq + g * GROUP_BYTES;
+        for (int r = 0; r < Q8_BLOCK_ROWS; r++) sw[r] = f16_to_f32(group_s(wb, g)[r]);
+        const uint8_t *unit = group_q(wb, g);
         for (int c = 0; c < C; c++) {
             const int8_t *xg = j->a->q + (t0 + c) * xstride + g * Q8_GROUP;
             int32_t d[Q8_BLOCK_ROWS];
-            for (int r = 0; r < Q8_BLOCK_ROWS; r++) d[r] = j->a->minus[(t0 + c) * groups + g];
+            for (int r = 0; r < Q8_BLOCK_ROWS; r++) d[r] = j->a->correction[(t0 + c) * groups + g];
             for (int s = 0; s < STEPS; s++)
                 for (int r = 0; r < Q8_BLOCK_ROWS; r++)
                     for (int k = 0; k < 4; k++)
@@ -448,13 +470,22 @@ static const Tiles *tiles_for(Q8Kernel k) {
     return &portable_tiles;
 }
 
-/* Every token of blocks [b0, b0 + n·bstep) through tiles of that many blocks. */
-static void tokens_of(const Tiles *k, const Job *j, int64_t b0, int64_t bstep, int n, uint32_t mask) {
-    int64_t T = j->a->T;
-    for (int64_t t = 0; t < T; t += PRE_TOKENS) {
-        int c = T - t < PRE_TOKENS ? (int)(T - t) : PRE_TOKENS;
+/* Tokens [t0, t1) of blocks b0, b0 + bstep, ... (n of them) through tiles of n blocks. */
+static void tokens_of(const Tiles *k, const Job *j, int64_t b0, int64_t bstep, int n, uint32_t mask,
+                      int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; t += PRE_TOKENS) {
+        int c = t1 - t < PRE_TOKENS ? (int)(t1 - t) : PRE_TOKENS;
         (n == 1 ? k->one : k->pre)[c](j, b0, bstep, t, mask);
     }
+}
+
+/* Tokens [t0, t1) of the whole blocks [first, last): tiles of neighbouring blocks, whose
+ * integers stay in the core's cache while the tokens pass by; then the blocks left over. */
+static void blocks_of(const Tiles *k, const Job *j, int64_t first, int64_t last, int64_t t0, int64_t t1) {
+    int64_t b = first;
+    for (; b + k->pre_blocks <= last; b += k->pre_blocks)
+        tokens_of(k, j, b, 1, k->pre_blocks, 0xFFFF, t0, t1);
+    for (; b < last; b++) tokens_of(k, j, b, 1, 1, 0xFFFF, t0, t1);
 }
 
 void q8_linear_with(Q8Kernel kind, const Q8Weights *w, const Q8Act *a, float *y) {
@@ -462,25 +493,32 @@ void q8_linear_with(Q8Kernel kind, const Q8Weights *w, const Q8Act *a, float *y)
         die("q8_linear: activations of %lld numbers for rows of %lld", (long long)a->in, (long long)w->in);
     const Tiles *k = tiles_for(kind);
     Job job = {w, a, y};
-    int64_t blocks = w->blocks;
+    int64_t T = a->T, blocks = w->blocks;
     /* the last block may be short: it goes alone, with only its rows' lanes stored */
-    int64_t tail = w->out % Q8_BLOCK_ROWS ? 1 : 0;
+    int64_t tail = w->out % Q8_BLOCK_ROWS ? 1 : 0, full = blocks - tail;
     uint32_t tail_mask = (1u << (w->out % Q8_BLOCK_ROWS)) - 1;
 #pragma omp parallel
     {
         int n = omp_get_num_threads(), id = omp_get_thread_num();
-        int64_t full = blocks - tail;
-        int64_t first = full * id / n, last = full * (id + 1) / n; /* this thread's blocks */
-        int R = a->T == 1 ? k->dec_blocks : k->pre_blocks;
-        int64_t b = first;
-        for (; b + R <= last; b += R) {
-            if (a->T == 1)
-                k->dec(&job, b, 1, 0, 0xFFFF);
-            else
-                tokens_of(k, &job, b, 1, R, 0xFFFF);
+        if (T > 1 && blocks < (int64_t)k->pre_blocks * n) {
+            /* Too few blocks to go round (in_proj_a has one): the threads share the tokens. */
+            int64_t t0 = T * id / n, t1 = T * (id + 1) / n;
+            blocks_of(k, &job, 0, full, t0, t1);
+            if (tail) tokens_of(k, &job, full, 1, 1, tail_mask, t0, t1);
+        } else {
+            int64_t first = full * id / n, last = full * (id + 1) / n; /* this thread's blocks */
+            if (T == 1) {
+                /* One token: the thread's blocks in R equal parts, and tile i takes block i
+                 * of every part, so that each part is read front to back as one long
+                 * stream (as kernels/linear.c does, and for the same reason). */
+                int R = k->dec_blocks;
+                int64_t part = (last - first) / R;
+                for (int64_t i = 0; i < part; i++) k->dec(&job, first + i, part, 0, 0xFFFF);
+                for (int64_t b = first + R * part; b < last; b++) k->one[1](&job, b, 1, 0, 0xFFFF);
+            } else
+                blocks_of(k, &job, first, last, 0, T);
+            if (tail && id == n - 1) tokens_of(k, &job, full, 1, 1, tail_mask, 0, T);
         }
-        for (; b < last; b++) tokens_of(k, &job, b, 1, 1, 0xFFFF);
-        if (tail && id == n - 1) tokens_of(k, &job, blocks - 1, 1, 1, tail_mask);
     }
 }
 

@@ -116,23 +116,28 @@ void q8_linear_ref(const int8_t *q, const uint16_t *scale, int64_t out, int64_t 
  *     16 row sums, and the sums of the 16 rows never need to be added across lanes;
  *   - q is stored plus 128, as a byte 1 .. 255 (the instruction multiplies an unsigned
  *     byte by a signed one; the extra 128·Σx is taken off exactly, see kernels/quant.c);
- *   - the scales of a block, [groups][16] fp16, sit in an array of their own, beside
- *     the integers, so that both are runs of whole 64-byte lines (a block of in = 1024
- *     is 16 KB of integers and 1 KB of scales);
+ *   - the scales go with the integers, two groups at a time: 2 × 512 bytes of integers,
+ *     then the two groups' 2 × 16 fp16 scales (64 bytes), 1088 bytes in all = 17 whole
+ *     cache lines. Reading W is then one stream of whole, aligned 64-byte lines, in the
+ *     order the kernel uses them (a separate array of scales would be a second stream
+ *     for the memory system to follow; bench_quant.c measures both);
  *   - a row shorter than whole groups is padded with q = 0 (in need not be a multiple
- *     of 32); both arrays start on a 64-byte boundary.
+ *     of 32), and an odd last group leaves the second half of its pair unused. W starts
+ *     on a 64-byte boundary, and so does every block, pair, group and step.
  *
- * Bytes: 34 per 32 weights, as with llama.cpp's Q8_0.
+ * Bytes: 34 per 32 weights (1088 per 512), as with llama.cpp's Q8_0.
  */
 typedef struct {
-    int64_t out, in;  /* W: [out, in] */
-    int64_t groups;   /* ⌈in / 32⌉ */
-    int64_t blocks;   /* ⌈out / 16⌉ */
-    uint8_t *quants;  /* [blocks][groups][8][16][4]: q + 128 */
-    uint16_t *scales; /* [blocks][groups][16]: fp16 bits */
+    int64_t out, in; /* W: [out, in] */
+    int64_t groups;  /* ⌈in / 32⌉ */
+    int64_t blocks;  /* ⌈out / 16⌉ */
+    uint8_t *data;   /* the blocks one after another, q8_block_bytes() each */
 } Q8Weights;
 
 #define Q8_BLOCK_ROWS 16
+
+/* Bytes of one block of 16 rows: ⌈groups / 2⌉ pairs of 2 · 512 + 64. */
+static inline int64_t q8_block_bytes(const Q8Weights *p) { return (p->groups + 1) / 2 * 1088; }
 
 /* Quantizes W (any dtype, [out, in]) with q8_quantize_row() and lays it out as above.
  * False, with a message naming the tensor and the row, for a NaN, an infinity or a
@@ -146,17 +151,18 @@ void q8_free(Q8Weights *p);
  * way, one row per token. */
 void q8_packed_row(const Q8Weights *p, int64_t o, float *row);
 
-/* The quantized activations of up to `capacity` tokens of `in` numbers: the buffer the
- * kernels work in, allocated once (q8_act_init) and reused by every call. */
+/* The quantized activations of up to max_tokens tokens of up to max_in numbers: the
+ * buffer the kernels work in, allocated once (q8_act_init) and reused by every call,
+ * whatever the width of the projection's input. */
 typedef struct {
-    int64_t capacity, in, groups;
-    int64_t T;      /* tokens it holds now */
-    int8_t *q;      /* [capacity][groups · 32]: each token's q, padded with zeros */
-    float *scale;   /* [capacity][groups] */
-    int32_t *minus; /* [capacity][groups]: −128 · Σ q over the group */
+    int64_t max_tokens, max_in;
+    int64_t T, in, groups; /* what it holds now: T tokens of `in` numbers, ⌈in/32⌉ groups */
+    int8_t *q;             /* [T][groups · 32]: each token's q, padded with zeros */
+    float *scale;          /* [T][groups] */
+    int32_t *correction;   /* [T][groups]: −128 · Σ q over the group (see kernels/quant.c) */
 } Q8Act;
 
-void q8_act_init(Q8Act *a, int64_t capacity, int64_t in);
+void q8_act_init(Q8Act *a, int64_t max_tokens, int64_t max_in);
 void q8_act_free(Q8Act *a);
 
 /* The kernels, chosen at compile time: AVX-512 VNNI where the compiler targets it, else
@@ -167,9 +173,10 @@ extern const Q8Kernel q8_best_kernel;
 bool q8_kernel_built(Q8Kernel k);
 const char *q8_kernel_name(Q8Kernel k); /* "portable C", "AVX2", "AVX-512 VNNI" */
 
-/* x: [T, in] -> a (T <= a->capacity, in == a->in). Same numbers as q8_quantize_act_row. */
-void q8_quantize_act(Q8Act *a, const float *x, int64_t T);
-void q8_quantize_act_with(Q8Kernel k, Q8Act *a, const float *x, int64_t T);
+/* x: [T, in] -> a (T <= a->max_tokens, in <= a->max_in). Token t's numbers are those of
+ * q8_quantize_act_row(x + t·in, in, ...), bit for bit. */
+void q8_quantize_act(Q8Act *a, const float *x, int64_t T, int64_t in);
+void q8_quantize_act_with(Q8Kernel k, Q8Act *a, const float *x, int64_t T, int64_t in);
 
 /* Y[t][o] = the q8_linear_ref formula, bit for bit, for the a->T tokens in a.
  * y: [a->T, w->out]; a->in == w->in. Splits the rows over the OpenMP threads; the
@@ -180,7 +187,7 @@ void q8_linear_with(Q8Kernel k, const Q8Weights *w, const Q8Act *a, float *y);
 
 /* Quantizes x [T, in] into a, then y = W x: what a layer calls for one projection. */
 static inline void q8_project(const Q8Weights *w, const float *x, int64_t T, float *y, Q8Act *a) {
-    q8_quantize_act(a, x, T);
+    q8_quantize_act(a, x, T, w->in);
     q8_linear(w, a, y);
 }
 

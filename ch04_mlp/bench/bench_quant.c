@@ -1,0 +1,325 @@
+/* bench_quant.c — how fast the 8-bit linear layer runs on the real Qwen3.5-0.8B shapes,
+ * beside the BF16 one (bench_linear.c) and the machine's own limits.
+ *
+ * Two regimes, two yardsticks (workbook/machine.h), measured in the same rounds:
+ *   1 token    every weight is read once, so the figure is GB/s of weight bytes (34 per
+ *              32 weights: the integers and the fp16 scales) against the read bandwidth,
+ *              measured on the very memory the weights live in. Each call reads another
+ *              copy of W, so W comes from memory, as in a forward pass.
+ *   T tokens   T = 139 (the book's long text) and 512: GOP/s (2·out·in·T operations per
+ *              call) against the float32 multiply-add peak, and against the peak of the
+ *              int8 dot-product instruction the kernel uses (measured here too: 64
+ *              multiply-adds per instruction, so 4× the float32 peak where it runs at the
+ *              same rate).
+ * Every 8-bit figure includes quantizing the activations (q8_project), as a layer pays
+ * for it. The BF16 kernels (linear, linear_batch) are timed on the same shapes.
+ *
+ * Weights are random bytes: speed does not depend on values.
+ * Each figure is a median over rounds; each round times every shape once, so a burst of
+ * load from elsewhere spoils one round of everything rather than one shape.
+ *
+ * At the end, the projections of a whole token (18 DeltaNet layers, 6 attention layers,
+ * 24 MLPs and the output head) are added up: the time the matrix products alone need,
+ * which bounds the model's speed from above.
+ *
+ *   make bench      or      ./build/ch04_mlp/bench/bench_quant [--quick]
+ */
+#include <omp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qwen/linear.h"
+#include "qwen/quant.h"
+#include "qwen/tensor.h"
+#include "workbook/machine.h"
+#include "workbook/util.h"
+
+#if defined(__AVX512F__) && defined(__AVX512VNNI__)
+#include <immintrin.h>
+#define VNNI_PEAK 1
+#else
+#define VNNI_PEAK 0
+#endif
+
+typedef struct {
+    const char *name;
+    int64_t out, in;
+    int per_token; /* how many of these one token's forward pass multiplies by */
+} Shape;
+
+/* Every projection shape of the 0.8B model, and how often a token meets it: 18 DeltaNet
+ * layers (in_proj_qkv, in_proj_z, in_proj_a and in_proj_b, out_proj), 6 attention layers
+ * (q_proj, k_proj and v_proj, o_proj), 24 MLPs (gate and up, down), and the output head. */
+static const Shape shapes[] = {
+    {"attn q_proj", 4096, 1024, 6},       {"attn k/v_proj", 512, 1024, 12},
+    {"mlp gate/up_proj", 3584, 1024, 48}, {"mlp down_proj", 1024, 3584, 24},
+    {"dn in_proj_qkv", 6144, 1024, 18},   {"dn in_proj_z", 2048, 1024, 18},
+    {"dn in_proj_a/b", 16, 1024, 36},     {"dn out_proj", 1024, 2048, 18},
+    {"attn o_proj", 1024, 2048, 6},       {"lm head", 248320, 1024, 1},
+};
+#define N_SHAPES ((int)ARRAY_LEN(shapes))
+
+static const int64_t long_T[] = {139, 512};
+#define N_LONG ((int)ARRAY_LEN(long_T))
+
+#define Q8_POOL ((size_t)320 << 20) /* 8-bit integers: the head's 254 MB fits, >> 32 MB L3 */
+#define BF_POOL ((size_t)560 << 20) /* BF16: the head's 509 MB fits */
+
+static int rounds = 9;
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static uint64_t rng = 0x853C49E6748FEA9Bull;
+static uint64_t next_u64(void) {
+    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+    return rng * 0x2545F4914F6CDD1Dull;
+}
+static float uniform(float a) { return a * (float)((double)(next_u64() >> 40) / (double)(1 << 23) - 1.0); }
+
+/* The packed weights of every call are a window of the pools: the next window each
+ * time, so a window comes back only after the others have pushed it out of the caches. */
+typedef struct {
+    uint8_t *quants;
+    size_t quant_bytes, next_quant;
+    uint16_t *bf16;
+    size_t bf16_n, next_bf16;
+} Pools;
+
+static Q8Weights q8_window(Pools *p, const Shape *sh, bool from_memory) {
+    Q8Weights w = {.out = sh->out, .in = sh->in, .groups = q8_groups(sh->in), .blocks = (sh->out + 15) / 16};
+    size_t bytes = (size_t)(w.blocks * q8_block_bytes(&w));
+    if (!from_memory || p->next_quant + bytes > p->quant_bytes) p->next_quant = 0;
+    w.data = p->quants + p->next_quant;
+    if (from_memory) p->next_quant += bytes;
+    return w;
+}
+
+static Tensor bf16_window(Pools *p, const Shape *sh, bool from_memory) {
+    size_t n = (size_t)(sh->out * sh->in);
+    if (!from_memory || p->next_bf16 + n > p->bf16_n) p->next_bf16 = 0;
+    Tensor w = {.name = sh->name,
+                .dtype = DTYPE_BF16,
+                .ndim = 2,
+                .shape = {sh->out, sh->in},
+                .numel = (int64_t)n,
+                .data = p->bf16 + p->next_bf16};
+    if (from_memory) p->next_bf16 += n;
+    return w;
+}
+
+/* Median seconds of `reps` calls (after one untimed call) of the 8-bit layer or of the
+ * BF16 one, on T tokens. */
+static double time_q8(Pools *p, const Shape *sh, bool from_memory, const float *x, int64_t T, float *y,
+                      Q8Act *a, int reps) {
+    double t[16];
+    for (int r = -1; r < reps; r++) {
+        Q8Weights w = q8_window(p, sh, from_memory);
+        double t0 = now_seconds();
+        q8_project(&w, x, T, y, a);
+        if (r >= 0) t[r] = now_seconds() - t0;
+    }
+    return median(t, reps);
+}
+
+static double time_bf16(Pools *p, const Shape *sh, bool from_memory, const float *x, int64_t T, float *y,
+                        int reps) {
+    double t[16];
+    for (int r = -1; r < reps; r++) {
+        Tensor w = bf16_window(p, sh, from_memory);
+        double t0 = now_seconds();
+        if (T == 1)
+            linear(&w, x, y);
+        else
+            linear_batch(&w, x, T, y);
+        if (r >= 0) t[r] = now_seconds() - t0;
+    }
+    return median(t, reps);
+}
+
+/* GOP/s of vpdpbusd on all threads: 12 independent chains, nothing read from memory
+ * (as machine_fma_peak does for float32). 0 where the compiler targets no VNNI. */
+static double int8_peak(void) {
+#if VNNI_PEAK
+    enum { ITERS = 1000000, CHAINS = 12 };
+    double t0 = now_seconds();
+    int threads = 1, sink = 0;
+#pragma omp parallel reduction(+ : sink)
+    {
+#pragma omp single
+        threads = omp_get_num_threads();
+        __m512i a[CHAINS];
+        for (int c = 0; c < CHAINS; c++) a[c] = _mm512_set1_epi32(c);
+        const __m512i u = _mm512_set1_epi8(3), s = _mm512_set1_epi8(-2);
+        for (int i = 0; i < ITERS; i++)
+#pragma GCC unroll 12
+            for (int c = 0; c < CHAINS; c++) a[c] = _mm512_dpbusd_epi32(a[c], u, s);
+        for (int c = 1; c < CHAINS; c++) a[0] = _mm512_add_epi32(a[0], a[c]);
+        sink += _mm512_reduce_add_epi32(a[0]);
+    }
+    double t = now_seconds() - t0;
+    if (sink == 42) printf(" ");
+    return (double)ITERS * CHAINS * 128 * threads / t / 1e9; /* 64 multiply-adds = 128 operations */
+#else
+    return 0;
+#endif
+}
+
+int main(int argc, char **argv) {
+    set_program_name(argv[0]);
+    bool quick = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = true;
+        else if (strcmp(argv[i], "--help") == 0) {
+            printf("usage: %s [--quick]\n"
+                   "  times the 8-bit and the BF16 linear layer on the Qwen3.5-0.8B shapes\n"
+                   "  for 1, 139 and 512 tokens\n"
+                   "  --quick  3 rounds instead of 9\n",
+                   argv[0]);
+            return 0;
+        } else
+            die("unknown option %s (try --help)", argv[i]);
+    }
+    if (quick) rounds = 3;
+    int threads = omp_get_max_threads();
+    printf("8-bit linear layer (groups of 32, int8 + fp16 scale; activations int8 per group) on the "
+           "Qwen3.5-0.8B shapes:\n%s kernels, %d threads, medians of %d rounds; BF16 beside it (%s)\n",
+           q8_kernel_name(q8_best_kernel), threads, rounds, linear_kernel_name());
+
+    int64_t max_in = 0, max_out = 0;
+    for (int s = 0; s < N_SHAPES; s++) {
+        if (shapes[s].in > max_in) max_in = shapes[s].in;
+        if (shapes[s].out > max_out && shapes[s].out < 100000) max_out = shapes[s].out;
+    }
+    int64_t T_max = long_T[N_LONG - 1];
+    float *x = xaligned_alloc((size_t)(T_max * max_in) * sizeof(float));
+    int64_t y_n =
+        T_max * max_out > 248320 ? T_max * max_out : 248320; /* [T, out], or the head's [1, 248320] */
+    float *y = xaligned_alloc((size_t)y_n * sizeof(float));
+    for (int64_t i = 0; i < T_max * max_in; i++) x[i] = uniform(1.0f);
+    Q8Act act;
+    q8_act_init(&act, T_max, max_in);
+
+    Pools pools = {0};
+    pools.quant_bytes = Q8_POOL;
+    pools.quants = xaligned_alloc(Q8_POOL);
+    /* Bytes 0x10 .. 0x3B: read as integers, q + 128 (any value does); read two at a time
+     * as an fp16 scale, a normal number from 2^-11 to 0.9 (no denormals, no NaN). */
+    for (size_t i = 0; i < Q8_POOL; i++) pools.quants[i] = (uint8_t)(0x10 + next_u64() % 44);
+    pools.bf16_n = BF_POOL / sizeof(uint16_t);
+    pools.bf16 = xaligned_alloc(BF_POOL);
+    for (size_t i = 0; i < pools.bf16_n; i++) pools.bf16[i] = f32_to_bf16(uniform(0.05f));
+    const void *region = pools.quants;
+    size_t region_bytes = Q8_POOL;
+
+    /* seconds[k][g][s][round]: k = 0 8-bit, 1 BF16; g = 0 one token, 1.. the long T */
+    enum { N_REG = 1 + N_LONG };
+    double *seconds = xmalloc((size_t)(2 * N_REG * N_SHAPES * rounds) * sizeof *seconds);
+#define SECONDS(k, g, s) (seconds + (((size_t)(k)*N_REG + (size_t)(g)) * N_SHAPES + (size_t)(s)) * rounds)
+    double *bw = xmalloc((size_t)rounds * sizeof *bw), *peak = xmalloc((size_t)rounds * sizeof *peak),
+           *ipeak = xmalloc((size_t)rounds * sizeof *ipeak);
+    for (int r = 0; r < rounds; r++) {
+        bw[r] = machine_read_bandwidth(&region, &region_bytes, 1, 3);
+        peak[r] = machine_fma_peak(3);
+        ipeak[r] = 0;
+        for (int i = 0; i < 3; i++) {
+            double p = int8_peak();
+            if (p > ipeak[r]) ipeak[r] = p;
+        }
+        for (int s = 0; s < N_SHAPES; s++) {
+            bool head = shapes[s].out > 100000;
+            int reps = head ? 3 : 7;
+            SECONDS(0, 0, s)[r] = time_q8(&pools, &shapes[s], true, x, 1, y, &act, reps);
+            SECONDS(1, 0, s)[r] = time_bf16(&pools, &shapes[s], true, x, 1, y, reps);
+            for (int g = 0; g < N_LONG; g++) {
+                /* the head multiplies only the last token in a forward pass: 1 token */
+                if (head) {
+                    SECONDS(0, 1 + g, s)[r] = SECONDS(1, 1 + g, s)[r] = 0;
+                    continue;
+                }
+                SECONDS(0, 1 + g, s)[r] = time_q8(&pools, &shapes[s], false, x, long_T[g], y, &act, 1);
+                SECONDS(1, 1 + g, s)[r] = time_bf16(&pools, &shapes[s], false, x, long_T[g], y, 1);
+            }
+        }
+    }
+    double bw_med = median(bw, rounds), peak_med = median(peak, rounds), ipeak_med = median(ipeak, rounds);
+    double t_med[2][N_REG][N_SHAPES];
+    for (int k = 0; k < 2; k++)
+        for (int g = 0; g < N_REG; g++)
+            for (int s = 0; s < N_SHAPES; s++) t_med[k][g][s] = median(SECONDS(k, g, s), rounds);
+
+    printf("memory read bandwidth (STREAM-like sum over the %zu MB of 8-bit weights): %.1f GB/s\n",
+           Q8_POOL >> 20, bw_med);
+    printf("float32 multiply-add peak (%s): %.1f GFLOP/s\n", machine_fma_kind(), peak_med);
+    if (ipeak_med > 0) printf("int8 dot-product peak (vpdpbusd loop): %.1f GOP/s\n", ipeak_med);
+
+    printf("\n1 token, W read from memory (each call a different copy); 8-bit bytes = 34 per 32 weights\n");
+    printf("%-17s %14s %8s %8s %8s %6s | %8s %8s %6s | %6s\n", "shape", "[out, in]", "MB", "ms", "GB/s",
+           "of bw", "BF16 ms", "GB/s", "of bw", "speed");
+    for (int s = 0; s < N_SHAPES; s++) {
+        double n = (double)(shapes[s].out * shapes[s].in);
+        double mb8 = n * 34 / 32 / 1e6, mb16 = n * 2 / 1e6;
+        double t8 = t_med[0][0][s], t16 = t_med[1][0][s];
+        char dims[32];
+        snprintf(dims, sizeof dims, "[%lld, %lld]", (long long)shapes[s].out, (long long)shapes[s].in);
+        printf("%-17s %14s %8.3f %8.3f %8.1f %5.0f%% | %8.3f %8.1f %5.0f%% | %5.2fx\n", shapes[s].name, dims,
+               mb8, t8 * 1e3, mb8 / 1e3 / t8, 100 * mb8 / 1e3 / t8 / bw_med, t16 * 1e3, mb16 / 1e3 / t16,
+               100 * mb16 / 1e3 / t16 / bw_med, t16 / t8);
+    }
+
+    for (int g = 0; g < N_LONG; g++) {
+        int64_t T = long_T[g];
+        printf("\n%lld tokens, W in cache (the cost is the arithmetic); %% of the float32 peak%s\n",
+               (long long)T, ipeak_med > 0 ? " and of the int8 peak" : "");
+        printf("%-17s %14s %8s %8s %8s %6s %6s | %8s %8s %6s | %6s\n", "shape", "[out, in]", "GOP", "ms",
+               "GOP/s", "fp32", "int8", "BF16 ms", "GFLOP/s", "fp32", "speed");
+        for (int s = 0; s < N_SHAPES; s++) {
+            if (shapes[s].out > 100000) continue;
+            double gop = 2.0 * (double)(shapes[s].out * shapes[s].in) * (double)T / 1e9;
+            double t8 = t_med[0][1 + g][s], t16 = t_med[1][1 + g][s];
+            char dims[32], ip[16] = "-";
+            snprintf(dims, sizeof dims, "[%lld, %lld]", (long long)shapes[s].out, (long long)shapes[s].in);
+            if (ipeak_med > 0) snprintf(ip, sizeof ip, "%.0f%%", 100 * gop / t8 / ipeak_med);
+            printf("%-17s %14s %8.3f %8.3f %8.1f %5.0f%% %6s | %8.3f %8.1f %5.0f%% | %5.2fx\n",
+                   shapes[s].name, dims, gop, t8 * 1e3, gop / t8, 100 * gop / t8 / peak_med, ip, t16 * 1e3,
+                   gop / t16, 100 * gop / t16 / peak_med, t16 / t8);
+        }
+    }
+
+    /* ---- one token's projections, and a 139-token prompt's ---- */
+    double bytes8 = 0, bytes16 = 0, dec[2] = {0, 0}, pre[2] = {0, 0};
+    for (int s = 0; s < N_SHAPES; s++) {
+        double n = (double)(shapes[s].out * shapes[s].in) * shapes[s].per_token;
+        bytes8 += n * 34 / 32, bytes16 += n * 2;
+        for (int k = 0; k < 2; k++) {
+            dec[k] += t_med[k][0][s] * shapes[s].per_token;
+            /* a prompt: every layer on all 139 tokens, the head on the last one only */
+            pre[k] += shapes[s].out > 100000 ? t_med[k][0][s] : t_med[k][1][s] * shapes[s].per_token;
+        }
+    }
+    printf("\nall the projections of one token (24 layers and the head):\n");
+    printf("  8-bit: %.0f MB in %.2f ms = %.1f GB/s, %.0f%% of the read bandwidth: at most %.0f tokens/s\n",
+           bytes8 / 1e6, dec[0] * 1e3, bytes8 / 1e9 / dec[0], 100 * bytes8 / 1e9 / dec[0] / bw_med,
+           1 / dec[0]);
+    printf("  BF16:  %.0f MB in %.2f ms = %.1f GB/s, %.0f%% of the read bandwidth: at most %.0f tokens/s\n",
+           bytes16 / 1e6, dec[1] * 1e3, bytes16 / 1e9 / dec[1], 100 * bytes16 / 1e9 / dec[1] / bw_med,
+           1 / dec[1]);
+    printf("all the projections of a %lld-token prompt: 8-bit %.1f ms (at most %.0f tokens/s), BF16 %.1f ms "
+           "(%.0f tokens/s)\n",
+           (long long)long_T[0], pre[0] * 1e3, (double)long_T[0] / pre[0], pre[1] * 1e3,
+           (double)long_T[0] / pre[1]);
+
+    q8_act_free(&act);
+    free(x), free(y), free(pools.quants), free(pools.bf16), free(seconds), free(bw), free(peak), free(ipeak);
+    return 0;
+}
