@@ -271,36 +271,44 @@ START_TEST(test_round_trip) {
 }
 END_TEST
 
-/* Activations: the same rule with a float32 scale. By hand: [254, 2, −1, 3] has max 254,
- * scale 2 exactly, q = (127, 1, 0 (−0.5, a tie, to even), 2 (1.5 to even)); and a group
- * with max 177.75·2^-149 (a float32 denormal), where max/127 rounds to 2^-149 and the
- * next float up, 2^-148, is taken: q = 88.875 -> 89. A NaN or an infinity makes its
- * group's scale NaN and its q zeros, and leaves the other groups alone. */
+/* Activations: the same rule with a float32 scale. By hand, Q8_ACT8: [254, 2, −1, 3] has
+ * max 254, scale 2 exactly, a = (127, 1, 0 (−0.5, a tie, to even), 2 (1.5 to even)); a
+ * group with max 177.75·2^-149 (a float32 denormal), where max/127 rounds to 2^-149 and
+ * the next float up, 2^-148, is taken: a = 88.875 -> 89. Q8_ACT16: [32385, 2.5, −3.5,
+ * 769.25] has scale 32385/32385 = 1 and a = (32385, 2, −4, 769). A NaN or an infinity
+ * makes its group's scale NaN and its integers zeros, and leaves the other groups alone. */
 START_TEST(test_act_hand) {
     float x[4] = {254, 2, -1, 3};
-    int8_t q[40];
+    int16_t q[40];
     float s[2];
-    q8_quantize_act_row(x, 4, q, s);
+    q8_quantize_act_row(x, 4, Q8_ACT8, q, s);
     ck_assert(s[0] == 2.0f);
     ck_assert(q[0] == 127 && q[1] == 1 && q[2] == 0 && q[3] == 2);
 
     float d[2] = {177.75f * 0x1p-149f, 0};
-    q8_quantize_act_row(d, 2, q, s);
+    q8_quantize_act_row(d, 2, Q8_ACT8, q, s);
     ck_assert_msg(s[0] == 0x1p-148f, "scale %a, want 0x1p-148", (double)s[0]);
     ck_assert_int_eq(q[0], 89);
 
+    float x16[4] = {32385, 2.5f, -3.5f, 769.25f};
+    q8_quantize_act_row(x16, 4, Q8_ACT16, q, s);
+    ck_assert(s[0] == 1.0f);
+    ck_assert(q[0] == 32385 && q[1] == 2 && q[2] == -4 && q[3] == 769);
+
     const float bad[] = {NAN, INFINITY, -INFINITY};
-    for (unsigned b = 0; b < ARRAY_LEN(bad); b++) {
-        float v[40];
-        for (int i = 0; i < 40; i++) v[i] = (float)(i - 20);
-        v[5] = bad[b];
-        memset(q, 9, sizeof q);
-        q8_quantize_act_row(v, 40, q, s);
-        ck_assert_msg(isnan(s[0]), "%g: scale %g, want NaN", (double)bad[b], (double)s[0]);
-        for (int i = 0; i < 32; i++) ck_assert_int_eq(q[i], 0);
-        ck_assert(s[1] == 19.0f / 127); /* the second group: 32 .. 39 - 20 = 12 .. 19 */
-        ck_assert_int_eq(q[39], 127);
-    }
+    for (unsigned b = 0; b < ARRAY_LEN(bad); b++)
+        for (int r = 0; r < 2; r++) {
+            Q8ActRange range = r ? Q8_ACT16 : Q8_ACT8;
+            float v[40];
+            for (int i = 0; i < 40; i++) v[i] = (float)(i - 20);
+            v[5] = bad[b];
+            memset(q, 9, sizeof q);
+            q8_quantize_act_row(v, 40, range, q, s);
+            ck_assert_msg(isnan(s[0]), "%g: scale %g, want NaN", (double)bad[b], (double)s[0]);
+            for (int i = 0; i < 32; i++) ck_assert_int_eq(q[i], 0);
+            ck_assert(s[1] == 19.0f / (float)range); /* the second group: 32 .. 39 − 20 = 12 .. 19 */
+            ck_assert_int_eq(q[39], range);
+        }
 }
 END_TEST
 
@@ -323,14 +331,33 @@ START_TEST(test_dot_hand) {
     uint16_t s[2];
     ck_assert(q8_quantize_row(w, 40, q, s));
     ck_assert(s[0] == 0x3C00 && s[1] == 0x3800); /* 1 and 0.5 */
-    float y = q8_dot_ref(q, s, x, 40);
+    float y = q8_dot_ref(q, s, x, 40, Q8_ACT8);
     ck_assert_msg(y == 32755.0f, "q8_dot_ref = %.9g, want 32755", (double)y);
     float y2[2];
     float x2[80];
     memcpy(x2, x, sizeof x);
     for (int i = 0; i < 40; i++) x2[40 + i] = -x[i]; /* the second token: −x, so −32755 */
-    q8_linear_ref(q, s, 1, 40, x2, 2, y2);
+    q8_linear_ref(q, s, 1, 40, x2, 2, Q8_ACT8, y2);
     ck_assert(y2[0] == 32755.0f && y2[1] == -32755.0f);
+}
+END_TEST
+
+/* Q8_ACT16, in = 32: W = (127, 1, 2, ..., 31), scale 1; x = (32385, 1, 1, ..., 1) · 2^-8,
+ * scale 2^-8, a = (32385, 1, ..., 1):
+ *   d = 127·32385 + (1 + ... + 31) = 4112895 + 496 = 4113391,  y = 2^-8 · d = 16067.93359375
+ * (with Q8_ACT8 the scale is 32385 · 2^-8 / 127 = 255/256 and the ones are 1/255 of a
+ * step: a = (127, 0, ..., 0) and y = 127·127 · 255/256 = 16129 − 63.00390625 =
+ * 16065.99609375). */
+START_TEST(test_dot_hand16) {
+    float w[32], x[32];
+    for (int i = 0; i < 32; i++) w[i] = (float)i, x[i] = 0x1p-8f;
+    w[0] = 127, x[0] = 32385 * 0x1p-8f;
+    int8_t q[32];
+    uint16_t s;
+    ck_assert(q8_quantize_row(w, 32, q, &s));
+    float y16 = q8_dot_ref(q, &s, x, 32, Q8_ACT16), y8 = q8_dot_ref(q, &s, x, 32, Q8_ACT8);
+    ck_assert_msg(y16 == 16067.93359375f, "Q8_ACT16: %.9g", (double)y16);
+    ck_assert_msg(y8 == 16065.99609375f, "Q8_ACT8: %.9g", (double)y8);
 }
 END_TEST
 
@@ -338,43 +365,49 @@ END_TEST
  * the bound of the header comment, element by element; and the error is reported. */
 START_TEST(test_ref_vs_float64) {
     const int64_t shapes[][2] = {{64, 1024}, {16, 3584}, {33, 100}};
-    for (unsigned c = 0; c < ARRAY_LEN(shapes); c++) {
-        int64_t out = shapes[c][0], in = shapes[c][1], T = 3, G = q8_groups(in);
-        float *w = random_floats(out * in, 0.05f), *x = random_floats(T * in, 2.0f);
-        int8_t *q = xmalloc((size_t)(out * in));
-        uint16_t *s = xmalloc((size_t)(out * G) * sizeof *s);
-        for (int64_t o = 0; o < out; o++) ck_assert(q8_quantize_row(w + o * in, in, q + o * in, s + o * G));
-        float *y = xmalloc((size_t)(T * out) * sizeof *y);
-        q8_linear_ref(q, s, out, in, x, T, y);
-        int8_t *qx = xmalloc((size_t)in);
-        float *sx = xmalloc((size_t)G * sizeof *sx);
-        double worst_ratio = 0, u = ldexp(1.0, -24);
-        for (int64_t t = 0; t < T; t++) {
-            q8_quantize_act_row(x + t * in, in, qx, sx);
-            for (int64_t o = 0; o < out; o++) {
-                double exact = 0, bound = 0, terms = 0;
-                for (int64_t i = 0; i < in; i++) {
-                    double wi = w[o * in + i], xi = x[t * in + i];
-                    double sw = f16_to_f32(s[o * G + i / 32]), sxi = sx[i / 32];
-                    exact += wi * xi;
-                    bound += sw / 2 * fabs(sxi * qx[i]) + fabs(wi) * sxi / 2;
+    for (int r = 0; r < 2; r++)
+        for (unsigned c = 0; c < ARRAY_LEN(shapes); c++) {
+            Q8ActRange range = r ? Q8_ACT16 : Q8_ACT8;
+            int64_t out = shapes[c][0], in = shapes[c][1], T = 3, G = q8_groups(in);
+            float *w = random_floats(out * in, 0.05f), *x = random_floats(T * in, 2.0f);
+            int8_t *q = xmalloc((size_t)(out * in));
+            uint16_t *s = xmalloc((size_t)(out * G) * sizeof *s);
+            for (int64_t o = 0; o < out; o++)
+                ck_assert(q8_quantize_row(w + o * in, in, q + o * in, s + o * G));
+            float *y = xmalloc((size_t)(T * out) * sizeof *y);
+            q8_linear_ref(q, s, out, in, x, T, range, y);
+            int16_t *qx = xmalloc((size_t)in * sizeof *qx);
+            float *sx = xmalloc((size_t)G * sizeof *sx);
+            double worst_ratio = 0, rel = 0, norm = 0, u = ldexp(1.0, -24);
+            for (int64_t t = 0; t < T; t++) {
+                q8_quantize_act_row(x + t * in, in, range, qx, sx);
+                for (int64_t o = 0; o < out; o++) {
+                    double exact = 0, bound = 0, terms = 0;
+                    for (int64_t i = 0; i < in; i++) {
+                        double wi = w[o * in + i], xi = x[t * in + i];
+                        double sw = f16_to_f32(s[o * G + i / 32]), sxi = sx[i / 32];
+                        exact += wi * xi;
+                        bound += sw / 2 * fabs(sxi * qx[i]) + fabs(wi) * sxi / 2;
+                    }
+                    for (int64_t g = 0; g < G; g++) {
+                        double d = 0;
+                        for (int64_t i = g * 32; i < in && i < g * 32 + 32; i++) d += q[o * in + i] * qx[i];
+                        terms += fabs(f16_to_f32(s[o * G + g]) * sx[g] * d);
+                    }
+                    /* G multiply-adds, one product per group, one rounding of d to float */
+                    bound += (double)(G + 3) * u / (1 - (double)(G + 3) * u) * terms;
+                    double err = fabs(y[t * out + o] - exact);
+                    ck_assert_msg(err <= bound, "[%lld, %lld] t %lld o %lld: off by %.3g, bound %.3g",
+                                  (long long)out, (long long)in, (long long)t, (long long)o, err, bound);
+                    worst_ratio = fmax(worst_ratio, err / bound);
+                    rel += err * err, norm += exact * exact;
                 }
-                for (int64_t g = 0; g < G; g++) {
-                    double d = 0;
-                    for (int64_t i = g * 32; i < in && i < g * 32 + 32; i++) d += q[o * in + i] * qx[i];
-                    terms += fabs(f16_to_f32(s[o * G + g]) * sx[g] * d);
-                }
-                bound += (double)(G + 2) * u / (1 - (double)(G + 2) * u) * terms;
-                double err = fabs(y[t * out + o] - exact);
-                ck_assert_msg(err <= bound, "[%lld, %lld] t %lld o %lld: off by %.3g, bound %.3g",
-                              (long long)out, (long long)in, (long long)t, (long long)o, err, bound);
-                worst_ratio = fmax(worst_ratio, err / bound);
             }
+            printf("OK   q8_linear_ref %s [%lld, %lld] vs float64: relative error %.2e, at most %.2f of its "
+                   "bound\n",
+                   r ? "Q8_ACT16" : "Q8_ACT8", (long long)out, (long long)in, sqrt(rel / norm), worst_ratio);
+            free(w), free(x), free(q), free(s), free(y), free(qx), free(sx);
         }
-        printf("OK   q8_linear_ref [%lld, %lld] vs float64: error at most %.2f of its bound\n",
-               (long long)out, (long long)in, worst_ratio);
-        free(w), free(x), free(q), free(s), free(y), free(qx), free(sx);
-    }
 }
 END_TEST
 
@@ -383,13 +416,16 @@ END_TEST
 static const Q8Kernel all_kernels[] = {Q8_PORTABLE, Q8_AVX2, Q8_AVX512};
 
 /* y = the fast path with kernel k for both steps (quantizing x, then the product). */
-static void fast(Q8Kernel k, const Q8Weights *p, const float *x, int64_t T, float *y) {
+static void fast(Q8Kernel k, const Q8Weights *p, const float *x, int64_t T, Q8ActRange range, float *y) {
     Q8Act a;
-    q8_act_init(&a, T, p->in);
+    q8_act_init(&a, T, p->in, range);
     q8_quantize_act_with(k, &a, x, T, p->in);
     q8_linear_with(k, p, &a, y);
     q8_act_free(&a);
 }
+
+static const Q8ActRange all_ranges[] = {Q8_ACT8, Q8_ACT16};
+static const char *range_name(Q8ActRange r) { return r == Q8_ACT8 ? "Q8_ACT8" : "Q8_ACT16"; }
 
 /* Sizes around the kernels' edges. out: below, at and past one block of 16 rows, and
  * 100, 112, 144, 161 (6 to 10 blocks: whole 3-block tiles, blocks left over and a short
@@ -403,86 +439,106 @@ START_TEST(test_kernels_vs_reference) {
     int64_t T_list[18];
     for (int t = 0; t < 17; t++) T_list[t] = t + 1;
     T_list[17] = 139;
-    for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
-        Q8Kernel k = all_kernels[kk];
-        if (!q8_kernel_built(k)) {
-            printf("--   %s: not built for this machine\n", q8_kernel_name(k));
-            continue;
-        }
-        int64_t cases = 0, values = 0;
-        for (unsigned a = 0; a < ARRAY_LEN(case_out); a++)
-            for (unsigned b = 0; b < ARRAY_LEN(case_in); b++) {
-                int64_t out = case_out[a], in = case_in[b];
-                Q8Rows m = random_rows(out, in);
-                Q8Weights p;
-                q8_pack_quantized(m.q, m.scale, out, in, &p);
-                for (unsigned c = 0; c < ARRAY_LEN(T_list); c++) {
+    int64_t cases[ARRAY_LEN(all_kernels)] = {0}, values = 0;
+    for (unsigned a = 0; a < ARRAY_LEN(case_out); a++)
+        for (unsigned b = 0; b < ARRAY_LEN(case_in); b++) {
+            int64_t out = case_out[a], in = case_in[b];
+            Q8Rows m = random_rows(out, in);
+            Q8Weights p;
+            q8_pack_quantized(m.q, m.scale, out, in, &p);
+            for (unsigned c = 0; c < ARRAY_LEN(T_list); c++)
+                for (unsigned r = 0; r < ARRAY_LEN(all_ranges); r++) {
                     int64_t T = T_list[c];
                     if (T == 139 && out * in > 4000) continue; /* the slow reference: small shapes only */
                     float *x = random_floats(T * in, 3.0f);
                     float *want = xmalloc((size_t)(T * out) * sizeof *want);
                     float *got = xmalloc((size_t)(T * out) * sizeof *got); /* exactly [T, out] */
-                    for (int64_t i = 0; i < T * out; i++) got[i] = NAN;
-                    q8_linear_ref(m.q, m.scale, out, in, x, T, want);
-                    fast(k, &p, x, T, got);
-                    ck_assert_msg(memcmp(got, want, (size_t)(T * out) * sizeof *got) == 0,
-                                  "%s out %lld in %lld T %lld: differs from q8_linear_ref", q8_kernel_name(k),
-                                  (long long)out, (long long)in, (long long)T);
-                    cases++, values += T * out;
+                    q8_linear_ref(m.q, m.scale, out, in, x, T, all_ranges[r], want);
+                    for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
+                        Q8Kernel k = all_kernels[kk];
+                        if (!q8_kernel_built(k)) continue;
+                        for (int64_t i = 0; i < T * out; i++) got[i] = NAN;
+                        fast(k, &p, x, T, all_ranges[r], got);
+                        ck_assert_msg(memcmp(got, want, (size_t)(T * out) * sizeof *got) == 0,
+                                      "%s %s out %lld in %lld T %lld: differs from q8_linear_ref",
+                                      q8_kernel_name(k), range_name(all_ranges[r]), (long long)out,
+                                      (long long)in, (long long)T);
+                        cases[kk]++;
+                    }
+                    values += T * out;
                     free(x), free(want), free(got);
                 }
-                q8_free(&p);
-                rows_free(&m);
-            }
-        printf("OK   %s: %lld shapes, %lld outputs, bit for bit equal to q8_linear_ref\n", q8_kernel_name(k),
-               (long long)cases, (long long)values);
-    }
+            q8_free(&p);
+            rows_free(&m);
+        }
+    for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++)
+        if (q8_kernel_built(all_kernels[kk]))
+            printf("OK   %s: %lld cases (both ranges), %lld outputs, bit for bit equal to q8_linear_ref\n",
+                   q8_kernel_name(all_kernels[kk]), (long long)cases[kk], (long long)values);
+        else
+            printf("--   %s: not built for this machine\n", q8_kernel_name(all_kernels[kk]));
 }
 END_TEST
 
 /* Each kernel's activation quantizer against q8_quantize_act_row, bit for bit, on
- * tokens that hold zeros, NaN, infinities, denormals and exact ties; the padding after
- * a short last group must be zeros and `correction` must be −128 · Σq. */
+ * tokens that hold zeros, NaN, infinities, denormals, exact ties and the extremes
+ * ±range: every plane byte within ±127, the planes adding up to a (a itself for
+ * Q8_ACT8, 255·hi + lo for Q8_ACT16), zeros after a short last group, and each plane's
+ * correction −128 · Σ of its bytes. */
 START_TEST(test_act_kernels) {
     const int64_t in_list[] = {1, 16, 17, 32, 45, 100};
-    for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
-        Q8Kernel k = all_kernels[kk];
-        if (!q8_kernel_built(k)) continue;
-        for (unsigned n = 0; n < ARRAY_LEN(in_list); n++) {
-            int64_t in = in_list[n], T = 9, G = q8_groups(in);
-            float *x = random_floats(T * in, 5.0f);
-            for (int64_t i = 0; i < in; i++) x[1 * in + i] = 0;                          /* token 1: zeros */
-            x[2 * in + in / 2] = NAN;                                                    /* token 2 */
-            x[3 * in] = INFINITY;                                                        /* token 3 */
-            x[4 * in + in - 1] = -INFINITY;                                              /* token 4 */
-            for (int64_t i = 0; i < in; i++) x[5 * in + i] = (float)(i % 7) * 0x1p-140f; /* denormals */
-            for (int64_t i = 0; i < in; i++) x[6 * in + i] = (float)((int)(i % 9) - 4) * 63.5f / 2; /* ties */
-            Q8Act a;
-            q8_act_init(&a, T, in);
-            memset(a.q, 0x55, (size_t)(T * G * Q8_GROUP)); /* the padding must be written */
-            q8_quantize_act_with(k, &a, x, T, in);
-            int8_t *q = xmalloc((size_t)in);
-            float *s = xmalloc((size_t)G * sizeof *s);
-            for (int64_t t = 0; t < T; t++) {
-                q8_quantize_act_row(x + t * in, in, q, s);
-                const int8_t *aq = a.q + t * G * Q8_GROUP;
-                ck_assert_msg(memcmp(aq, q, (size_t)in) == 0, "%s in %lld token %lld: q differs",
-                              q8_kernel_name(k), (long long)in, (long long)t);
-                for (int64_t i = in; i < G * Q8_GROUP; i++) ck_assert_int_eq(aq[i], 0);
-                for (int64_t g = 0; g < G; g++) {
-                    float got = a.scale[t * G + g];
-                    ck_assert_msg(memcmp(&got, &s[g], sizeof got) == 0 || (isnan(got) && isnan(s[g])),
-                                  "%s in %lld token %lld group %lld: scale %a, want %a", q8_kernel_name(k),
-                                  (long long)in, (long long)t, (long long)g, (double)got, (double)s[g]);
-                    int32_t sum = 0;
-                    for (int i = 0; i < Q8_GROUP; i++) sum += aq[g * Q8_GROUP + i];
-                    ck_assert_int_eq(a.correction[t * G + g], -128 * sum);
+    for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++)
+        for (unsigned r = 0; r < ARRAY_LEN(all_ranges); r++) {
+            Q8Kernel k = all_kernels[kk];
+            Q8ActRange range = all_ranges[r];
+            if (!q8_kernel_built(k)) continue;
+            for (unsigned n = 0; n < ARRAY_LEN(in_list); n++) {
+                int64_t in = in_list[n], T = 10, G = q8_groups(in);
+                float *x = random_floats(T * in, 5.0f);
+                for (int64_t i = 0; i < in; i++) x[1 * in + i] = 0; /* token 1: zeros */
+                x[2 * in + in / 2] = NAN;                           /* token 2 */
+                x[3 * in] = INFINITY;                               /* token 3 */
+                x[4 * in + in - 1] = -INFINITY;                     /* token 4 */
+                for (int64_t i = 0; i < in; i++) x[5 * in + i] = (float)(i % 7) * 0x1p-140f; /* denormals */
+                for (int64_t i = 0; i < in; i++)
+                    x[6 * in + i] = (float)((int)(i % 9) - 4) * 63.5f / 2; /* ties */
+                for (int64_t i = 0; i < in; i++) /* every a from −range to range, in steps */
+                    x[7 * in + i] = (float)range * (2.0f * (float)i / (float)(in > 1 ? in - 1 : 1) - 1);
+                Q8Act a;
+                q8_act_init(&a, T, in, range);
+                memset(a.q, 0x55, (size_t)(T * a.planes * G * Q8_GROUP)); /* the padding must be written */
+                q8_quantize_act_with(k, &a, x, T, in);
+                int16_t *q = xmalloc((size_t)in * sizeof *q);
+                float *s = xmalloc((size_t)G * sizeof *s);
+                for (int64_t t = 0; t < T; t++) {
+                    q8_quantize_act_row(x + t * in, in, range, q, s);
+                    for (int64_t g = 0; g < G; g++) {
+                        float got = a.scale[t * G + g];
+                        ck_assert_msg(memcmp(&got, &s[g], sizeof got) == 0 || (isnan(got) && isnan(s[g])),
+                                      "%s %s in %lld token %lld group %lld: scale %a, want %a",
+                                      q8_kernel_name(k), range_name(range), (long long)in, (long long)t,
+                                      (long long)g, (double)got, (double)s[g]);
+                        int32_t sum[2] = {0, 0};
+                        for (int i = 0; i < Q8_GROUP; i++) {
+                            int64_t at = g * Q8_GROUP + i;
+                            int hi = a.q[(t * a.planes * G + g) * Q8_GROUP + i];
+                            int lo = a.planes == 2 ? a.q[((t * a.planes + 1) * G + g) * Q8_GROUP + i] : 0;
+                            int want = at < in ? q[at] : 0;
+                            int got_a = a.planes == 2 ? 255 * hi + lo : hi;
+                            ck_assert_msg(got_a == want && hi >= -127 && hi <= 127 && lo >= -127 && lo <= 127,
+                                          "%s %s in %lld token %lld [%lld]: bytes %d, %d for a = %d",
+                                          q8_kernel_name(k), range_name(range), (long long)in, (long long)t,
+                                          (long long)at, hi, lo, want);
+                            sum[0] += hi, sum[1] += lo;
+                        }
+                        for (int p = 0; p < a.planes; p++)
+                            ck_assert_int_eq(a.correction[(t * a.planes + p) * G + g], -128 * sum[p]);
+                    }
                 }
+                free(q), free(s), free(x);
+                q8_act_free(&a);
             }
-            free(q), free(s), free(x);
-            q8_act_free(&a);
         }
-    }
 }
 END_TEST
 
@@ -496,17 +552,20 @@ START_TEST(test_nan_token) {
     float *x = random_floats(T * in, 1.0f);
     x[4 * in + 50] = NAN;
     float *want = xmalloc((size_t)(T * out) * sizeof *want), *got = xmalloc((size_t)(T * out) * sizeof *got);
-    q8_linear_ref(m.q, m.scale, out, in, x, T, want);
-    for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
-        if (!q8_kernel_built(all_kernels[kk])) continue;
-        fast(all_kernels[kk], &p, x, T, got);
-        for (int64_t t = 0; t < T; t++)
-            for (int64_t o = 0; o < out; o++) {
-                float g = got[t * out + o], w = want[t * out + o];
-                ck_assert_msg(t == 4 ? isnan(g) && isnan(w) : !isnan(g) && g == w,
-                              "%s t %lld o %lld: %g (ref %g)", q8_kernel_name(all_kernels[kk]), (long long)t,
-                              (long long)o, (double)g, (double)w);
-            }
+    for (unsigned r = 0; r < ARRAY_LEN(all_ranges); r++) {
+        q8_linear_ref(m.q, m.scale, out, in, x, T, all_ranges[r], want);
+        for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
+            if (!q8_kernel_built(all_kernels[kk])) continue;
+            fast(all_kernels[kk], &p, x, T, all_ranges[r], got);
+            for (int64_t t = 0; t < T; t++)
+                for (int64_t o = 0; o < out; o++) {
+                    float g = got[t * out + o], w = want[t * out + o];
+                    ck_assert_msg(t == 4 ? isnan(g) && isnan(w) : !isnan(g) && g == w,
+                                  "%s %s t %lld o %lld: %g (ref %g)", q8_kernel_name(all_kernels[kk]),
+                                  range_name(all_ranges[r]), (long long)t, (long long)o, (double)g,
+                                  (double)w);
+                }
+        }
     }
     free(x), free(want), free(got);
     q8_free(&p);
@@ -520,8 +579,9 @@ END_TEST
  * input and the most tokens, as a model reuses it for every projection. */
 START_TEST(test_real_shapes) {
     const int64_t shapes[][3] = {{16, 1024, 6}, {48, 3584, 5}, {32, 2048, 3}, {160, 1024, 1}};
-    Q8Act a;
-    q8_act_init(&a, 6, 3584);
+    Q8Act a[2];
+    q8_act_init(&a[0], 6, 3584, Q8_ACT8);
+    q8_act_init(&a[1], 6, 3584, Q8_ACT16);
     for (unsigned c = 0; c < ARRAY_LEN(shapes); c++) {
         int64_t out = shapes[c][0], in = shapes[c][1], T = shapes[c][2];
         Q8Rows m = random_rows(out, in);
@@ -530,15 +590,17 @@ START_TEST(test_real_shapes) {
         float *x = random_floats(T * in, 1.0f);
         float *want = xmalloc((size_t)(T * out) * sizeof *want),
               *got = xmalloc((size_t)(T * out) * sizeof *got);
-        q8_linear_ref(m.q, m.scale, out, in, x, T, want);
-        q8_project(&p, x, T, got, &a); /* the best kernel, as a layer calls it */
-        ck_assert_msg(memcmp(got, want, (size_t)(T * out) * sizeof *got) == 0, "[%lld, %lld] T %lld",
-                      (long long)out, (long long)in, (long long)T);
+        for (int r = 0; r < 2; r++) {
+            q8_linear_ref(m.q, m.scale, out, in, x, T, a[r].range, want);
+            q8_project(&p, x, T, got, &a[r]); /* the best kernel, as a layer calls it */
+            ck_assert_msg(memcmp(got, want, (size_t)(T * out) * sizeof *got) == 0, "%s [%lld, %lld] T %lld",
+                          range_name(a[r].range), (long long)out, (long long)in, (long long)T);
+        }
         free(x), free(want), free(got);
         q8_free(&p);
         rows_free(&m);
     }
-    q8_act_free(&a);
+    q8_act_free(&a[0]), q8_act_free(&a[1]);
 }
 END_TEST
 
@@ -622,8 +684,9 @@ START_TEST(test_thread_count) {
         Q8Rows m = random_rows(out, in);
         Q8Weights p;
         q8_pack_quantized(m.q, m.scale, out, in, &p);
-        for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
-            Q8Kernel k = all_kernels[kk];
+        for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels) * ARRAY_LEN(all_ranges); kk++) {
+            Q8Kernel k = all_kernels[kk / 2];
+            Q8ActRange range = all_ranges[kk % 2];
             if (!q8_kernel_built(k)) continue;
             for (unsigned c = 0; c < ARRAY_LEN(T_list); c++) {
                 int64_t T = T_list[c];
@@ -631,23 +694,23 @@ START_TEST(test_thread_count) {
                 for (int n = 1; n <= 3; n++) {
                     omp_set_num_threads(n);
                     y[n - 1] = xmalloc((size_t)(T * out) * sizeof(float));
-                    fast(k, &p, x, T, y[n - 1]);
+                    fast(k, &p, x, T, range, y[n - 1]);
                 }
                 omp_set_num_threads(saved);
                 for (int n = 2; n <= 3; n++)
                     ck_assert_msg(memcmp(y[0], y[n - 1], (size_t)(T * out) * sizeof(float)) == 0,
-                                  "%s out %lld T=%lld: %d threads differ from 1", q8_kernel_name(k),
-                                  (long long)out, (long long)T, n);
+                                  "%s %s out %lld T=%lld: %d threads differ from 1", q8_kernel_name(k),
+                                  range_name(range), (long long)out, (long long)T, n);
                 float *one = xmalloc((size_t)out * sizeof *one);
                 for (int64_t t = 0; t < T; t++) {
-                    fast(k, &p, x + t * in, 1, one);
+                    fast(k, &p, x + t * in, 1, range, one);
                     ck_assert_msg(memcmp(one, y[1] + t * out, (size_t)out * sizeof *one) == 0,
                                   "%s out %lld: row %lld of T=%lld differs from the token alone",
                                   q8_kernel_name(k), (long long)out, (long long)t, (long long)T);
                 }
-                printf("OK   %s out %lld T=%lld: 1, 2 and 3 threads agree bit for bit, and each row with its "
-                       "token alone\n",
-                       q8_kernel_name(k), (long long)out, (long long)T);
+                printf("OK   %s %s out %lld T=%lld: 1, 2 and 3 threads agree bit for bit, and each row with "
+                       "its token alone\n",
+                       q8_kernel_name(k), range_name(range), (long long)out, (long long)T);
                 for (int n = 0; n < 3; n++) free(y[n]);
                 free(one), free(x);
             }
@@ -668,9 +731,9 @@ START_TEST(test_inside_parallel_region) {
     float *x = random_floats(T * in, 1.0f);
     float *outside = xmalloc((size_t)(T * out) * sizeof(float));
     float *inside = xmalloc((size_t)(2 * T * out) * sizeof(float));
-    fast(q8_best_kernel, &p, x, T, outside);
+    fast(q8_best_kernel, &p, x, T, Q8_ACT16, outside);
 #pragma omp parallel num_threads(2)
-    fast(q8_best_kernel, &p, x, T, inside + omp_get_thread_num() * T * out);
+    fast(q8_best_kernel, &p, x, T, Q8_ACT16, inside + omp_get_thread_num() * T * out);
     for (int n = 0; n < 2; n++)
         ck_assert_msg(memcmp(outside, inside + n * T * out, (size_t)(T * out) * sizeof(float)) == 0,
                       "call from thread %d inside a parallel region differs", n);
@@ -695,6 +758,7 @@ int main(void) {
     TCase *ref = tcase_create("reference product");
     tcase_set_timeout(ref, 60);
     tcase_add_test(ref, test_dot_hand);
+    tcase_add_test(ref, test_dot_hand16);
     tcase_add_test(ref, test_ref_vs_float64);
     suite_add_tcase(s, ref);
     TCase *kernels = tcase_create("kernels vs reference");

@@ -181,13 +181,14 @@ void q8_packed_row(const Q8Weights *p, int64_t o, float *row) {
  * Activations
  * ------------------------------------------------------------------------------------ */
 
-void q8_act_init(Q8Act *a, int64_t max_tokens, int64_t max_in) {
+void q8_act_init(Q8Act *a, int64_t max_tokens, int64_t max_in, Q8ActRange range) {
+    a->range = range, a->planes = range == Q8_ACT8 ? 1 : 2;
     a->max_tokens = max_tokens, a->max_in = max_in;
     a->T = 0, a->in = 0, a->groups = 0;
     int64_t groups = q8_groups(max_in);
-    a->q = xaligned_alloc((size_t)(max_tokens * groups * Q8_GROUP));
+    a->q = xaligned_alloc((size_t)(max_tokens * a->planes * groups * Q8_GROUP));
     a->scale = xaligned_alloc((size_t)(max_tokens * groups) * sizeof(float));
-    a->correction = xaligned_alloc((size_t)(max_tokens * groups) * sizeof(int32_t));
+    a->correction = xaligned_alloc((size_t)(max_tokens * a->planes * groups) * sizeof(int32_t));
 }
 
 void q8_act_free(Q8Act *a) {
@@ -195,25 +196,44 @@ void q8_act_free(Q8Act *a) {
     a->q = NULL, a->scale = NULL, a->correction = NULL;
 }
 
-/* One token, plain C: the reference's q8_quantize_act_row, then the padding and Σq. */
+/* a = 255·hi + lo with hi the integer nearest a / 255 (never a tie: a / 255 is never
+ * k + 1/2) and so |lo| ≤ 127; for |a| ≤ 32385, |hi| ≤ 127. */
+static inline int hi_of(int a) { return a + 127 >= 0 ? (a + 127) / 255 : -((254 - (a + 127)) / 255); }
+
+/* Token t's group g, its integers given (a: [len]): into the planes, with the padding
+ * and the corrections. */
+static void act_store(Q8Act *a, int64_t t, int64_t g, const int32_t *v, int len) {
+    int64_t G = a->groups;
+    int8_t *plane0 = a->q + (t * a->planes * G + g) * Q8_GROUP;
+    int32_t sum[2] = {0, 0};
+    for (int i = 0; i < Q8_GROUP; i++) {
+        int x = i < len ? v[i] : 0;
+        int hi = a->planes == 1 ? x : hi_of(x), lo = x - 255 * hi;
+        plane0[i] = (int8_t)hi, sum[0] += hi;
+        if (a->planes == 2) plane0[G * Q8_GROUP + i] = (int8_t)lo, sum[1] += lo;
+    }
+    for (int p = 0; p < a->planes; p++) a->correction[(t * a->planes + p) * G + g] = -128 * sum[p];
+}
+
+/* One token, plain C: the reference's q8_quantize_act_row, one group at a time. */
 static void act_token_portable(Q8Act *a, const float *x, int64_t t) {
-    int8_t *q = a->q + t * a->groups * Q8_GROUP;
-    float *scale = a->scale + t * a->groups;
-    memset(q + a->in, 0, (size_t)(a->groups * Q8_GROUP - a->in));
-    q8_quantize_act_row(x, a->in, q, scale);
     for (int64_t g = 0; g < a->groups; g++) {
-        int32_t sum = 0;
-        for (int i = 0; i < Q8_GROUP; i++) sum += q[g * Q8_GROUP + i];
-        a->correction[t * a->groups + g] = -128 * sum;
+        int len = a->in - g * Q8_GROUP < Q8_GROUP ? (int)(a->in - g * Q8_GROUP) : Q8_GROUP;
+        int16_t v[Q8_GROUP];
+        int32_t v32[Q8_GROUP];
+        q8_quantize_act_row(x + g * Q8_GROUP, len, a->range, v, a->scale + t * a->groups + g);
+        for (int i = 0; i < len; i++) v32[i] = v[i];
+        act_store(a, t, g, v32, len);
     }
 }
 
 #if HAVE_AVX512
 /* One token with AVX-512: the same max, the same division and the same rounding to
- * nearest even, 16 numbers at a time, so the same bits. */
+ * nearest even, 16 numbers at a time, so the same bits; then the planes as above. */
 static void act_token_avx512(Q8Act *a, const float *x, int64_t t) {
-    int8_t *q = a->q + t * a->groups * Q8_GROUP;
-    for (int64_t g = 0; g < a->groups; g++) {
+    int64_t G = a->groups;
+    int8_t *plane0 = a->q + t * a->planes * G * Q8_GROUP;
+    for (int64_t g = 0; g < G; g++) {
         int64_t left = a->in - g * Q8_GROUP; /* numbers of this group: 32, or fewer at the end */
         __mmask16 m0 = left >= 16 ? 0xFFFF : (__mmask16)((1u << left) - 1);
         __mmask16 m1 = left >= 32 ? 0xFFFF : left <= 16 ? 0 : (__mmask16)((1u << (left - 16)) - 1);
@@ -224,21 +244,35 @@ static void act_token_avx512(Q8Act *a, const float *x, int64_t t) {
         float max = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1)));
         float s = NAN;
         if (finite) {
-            s = max / Q8_QMAX;
-            if ((double)max > 127.5 * (double)s) s = nextafterf(s, INFINITY);
+            s = max / (float)a->range;
+            if ((double)max > ((double)a->range + 0.5) * (double)s) s = nextafterf(s, INFINITY);
         }
-        a->scale[t * a->groups + g] = s;
-        __m512i q0 = _mm512_setzero_si512(), q1 = _mm512_setzero_si512();
+        a->scale[t * G + g] = s;
+        __m512i q[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()}; /* a, 16 + 16 numbers */
         if (finite && s != 0.0f) {
             __m512 sv = _mm512_set1_ps(s);
-            q0 = _mm512_cvt_roundps_epi32(_mm512_div_ps(v0, sv),
-                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-            q1 = _mm512_cvt_roundps_epi32(_mm512_div_ps(v1, sv),
-                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            q[0] = _mm512_cvt_roundps_epi32(_mm512_div_ps(v0, sv),
+                                            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            q[1] = _mm512_cvt_roundps_epi32(_mm512_div_ps(v1, sv),
+                                            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         }
-        _mm_storeu_si128((__m128i *)(q + g * Q8_GROUP), _mm512_cvtepi32_epi8(q0));
-        _mm_storeu_si128((__m128i *)(q + g * Q8_GROUP + 16), _mm512_cvtepi32_epi8(q1));
-        a->correction[t * a->groups + g] = -128 * _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+        __m512i hi[2] = {q[0], q[1]}, lo[2];
+        if (a->planes == 2)
+            for (int h = 0; h < 2; h++) {
+                /* hi: a / 255 to the nearest integer, in float32 (a is exact there, and
+                 * a / 255 is at least 1/510 away from a tie); lo: what is left */
+                __m512 f = _mm512_div_ps(_mm512_cvtepi32_ps(q[h]), _mm512_set1_ps(255.0f));
+                hi[h] = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                lo[h] = _mm512_sub_epi32(q[h], _mm512_mullo_epi32(hi[h], _mm512_set1_epi32(255)));
+            }
+        for (int p = 0; p < a->planes; p++) {
+            __m512i *v = p == 0 ? hi : lo;
+            int8_t *dst = plane0 + (p * G + g) * Q8_GROUP;
+            _mm_storeu_si128((__m128i *)dst, _mm512_cvtepi32_epi8(v[0]));
+            _mm_storeu_si128((__m128i *)(dst + 16), _mm512_cvtepi32_epi8(v[1]));
+            a->correction[(t * a->planes + p) * G + g] =
+                -128 * _mm512_reduce_add_epi32(_mm512_add_epi32(v[0], v[1]));
+        }
     }
 }
 #endif
@@ -267,10 +301,11 @@ void q8_quantize_act(Q8Act *a, const float *x, int64_t T, int64_t in) {
 }
 
 /* ------------------------------------------------------------------------------------
- * The tiles. Block b's integers start at quants + b·groups·512, its scales at
- * scales + b·groups·16; token t's numbers at a->q + t·groups·32. A tile's R blocks are
- * b0, b0 + bstep, ...; its outputs for token t go to y[t·out + b·16 + lane], the lanes
- * of `mask` only (the last block of W may be short).
+ * The tiles. A tile's R blocks are b0, b0 + bstep, ...; its C tokens t0 .. t0 + C − 1;
+ * its outputs for token t go to y[t·out + b·16 + lane], the lanes of `mask` only (the
+ * last block of W may be short). P is the activations' planes: 1 (Q8_ACT8) or 2
+ * (Q8_ACT16: the group's sums of the hi bytes, times 255, then plus the lo bytes').
+ * Token t's plane p of group g: a->q + ((t·P + p)·groups + g)·32.
  * ------------------------------------------------------------------------------------ */
 
 typedef struct {
@@ -287,14 +322,14 @@ static inline int32_t load_i32(const int8_t *p) {
 
 #if HAVE_AVX512
 static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t bstep, int64_t t0,
-                                             __mmask16 mask, int R, int C) {
-    int64_t groups = j->w->groups, xstride = groups * Q8_GROUP, out = j->w->out;
+                                             __mmask16 mask, int R, int C, int P) {
+    int64_t groups = j->w->groups, out = j->w->out;
     const uint8_t *wb[MAX_BLOCKS]; /* the tile's blocks */
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++) wb[r] = j->w->data + (b0 + r * bstep) * q8_block_bytes(j->w);
-    const int8_t *xq = j->a->q + t0 * xstride;
+    const int8_t *xq = j->a->q + t0 * P * groups * Q8_GROUP;
     const float *xs = j->a->scale + t0 * groups;
-    const int32_t *xc = j->a->correction + t0 * groups;
+    const int32_t *xc = j->a->correction + t0 * P * groups;
     __m512 acc[MAX_BLOCKS][PRE_TOKENS]; /* float sums: one row per lane */
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
@@ -302,22 +337,29 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
         for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
     for (int64_t g = 0; g < groups; g++) {
         __m512i d[MAX_BLOCKS][PRE_TOKENS]; /* this group's integer sums */
-#pragma GCC unroll 4
-        for (int c = 0; c < C; c++) {
-            __m512i start = _mm512_set1_epi32(xc[c * groups + g]);
-#pragma GCC unroll 8
-            for (int r = 0; r < R; r++) d[r][c] = start;
-        }
-#pragma GCC unroll 8
-        for (int s = 0; s < STEPS; s++) {
-            __m512i wv[MAX_BLOCKS];
-#pragma GCC unroll 8
-            for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
+#pragma GCC unroll 2
+        for (int p = 0; p < P; p++) {
 #pragma GCC unroll 4
             for (int c = 0; c < C; c++) {
-                __m512i xv = _mm512_set1_epi32(load_i32(xq + c * xstride + g * Q8_GROUP + s * 4));
+                __m512i start = _mm512_set1_epi32(xc[(c * P + p) * groups + g]);
 #pragma GCC unroll 8
-                for (int r = 0; r < R; r++) d[r][c] = _mm512_dpbusd_epi32(d[r][c], wv[r], xv);
+                for (int r = 0; r < R; r++)
+                    d[r][c] =
+                        p == 0 ? start
+                               : _mm512_add_epi32(_mm512_mullo_epi32(d[r][c], _mm512_set1_epi32(255)), start);
+            }
+#pragma GCC unroll 8
+            for (int s = 0; s < STEPS; s++) {
+                __m512i wv[MAX_BLOCKS];
+#pragma GCC unroll 8
+                for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
+#pragma GCC unroll 4
+                for (int c = 0; c < C; c++) {
+                    const int8_t *xg = xq + ((c * P + p) * groups + g) * Q8_GROUP;
+                    __m512i xv = _mm512_set1_epi32(load_i32(xg + s * 4));
+#pragma GCC unroll 8
+                    for (int r = 0; r < R; r++) d[r][c] = _mm512_dpbusd_epi32(d[r][c], wv[r], xv);
+                }
             }
         }
 #pragma GCC unroll 8
@@ -341,12 +383,12 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
 #if HAVE_AVX2
 /* One block (two halves of 8 rows) × C tokens. */
 static inline ALWAYS_INLINE void tile_avx2(const Job *j, int64_t b0, int64_t bstep, int64_t t0,
-                                           __mmask16 mask, int R, int C) {
+                                           __mmask16 mask, int R, int C, int P) {
     (void)bstep;
     (void)R; /* always one block */
-    int64_t groups = j->w->groups, xstride = groups * Q8_GROUP, out = j->w->out;
+    int64_t groups = j->w->groups, out = j->w->out;
     const uint8_t *wb = j->w->data + b0 * q8_block_bytes(j->w);
-    const int8_t *xq = j->a->q + t0 * xstride;
+    const int8_t *xq = j->a->q + t0 * P * groups * Q8_GROUP;
     const float *xs = j->a->scale + t0 * groups;
     const __m256i flip = _mm256_set1_epi8((char)0x80), ones = _mm256_set1_epi16(1);
     __m256 acc[2][PRE_TOKENS];
@@ -356,17 +398,23 @@ static inline ALWAYS_INLINE void tile_avx2(const Job *j, int64_t b0, int64_t bst
         __m256i d[2][PRE_TOKENS];
         for (int h = 0; h < 2; h++)
             for (int c = 0; c < C; c++) d[h][c] = _mm256_setzero_si256();
-        for (int s = 0; s < STEPS; s++)
-            for (int h = 0; h < 2; h++) {
-                __m256i q = _mm256_xor_si256(
-                    _mm256_load_si256((const __m256i *)(group_q(wb, g) + s * STEP_BYTES + h * 32)), flip);
-                __m256i aq = _mm256_abs_epi8(q);
-                for (int c = 0; c < C; c++) {
-                    __m256i xv = _mm256_set1_epi32(load_i32(xq + c * xstride + g * Q8_GROUP + s * 4));
-                    __m256i p = _mm256_maddubs_epi16(aq, _mm256_sign_epi8(xv, q));
-                    d[h][c] = _mm256_add_epi32(d[h][c], _mm256_madd_epi16(p, ones));
+        for (int p = 0; p < P; p++) {
+            if (p == 1) /* the hi bytes' sums become 255 times themselves, then the lo bytes add on */
+                for (int h = 0; h < 2; h++)
+                    for (int c = 0; c < C; c++) d[h][c] = _mm256_mullo_epi32(d[h][c], _mm256_set1_epi32(255));
+            for (int s = 0; s < STEPS; s++)
+                for (int h = 0; h < 2; h++) {
+                    __m256i q = _mm256_xor_si256(
+                        _mm256_load_si256((const __m256i *)(group_q(wb, g) + s * STEP_BYTES + h * 32)), flip);
+                    __m256i aq = _mm256_abs_epi8(q);
+                    for (int c = 0; c < C; c++) {
+                        const int8_t *xg = xq + ((c * P + p) * groups + g) * Q8_GROUP;
+                        __m256i xv = _mm256_set1_epi32(load_i32(xg + s * 4));
+                        __m256i pr = _mm256_maddubs_epi16(aq, _mm256_sign_epi8(xv, q));
+                        d[h][c] = _mm256_add_epi32(d[h][c], _mm256_madd_epi16(pr, ones));
+                    }
                 }
-            }
+        }
         for (int h = 0; h < 2; h++) {
             __m256 sw = _mm256_cvtph_ps(_mm_load_si128((const __m128i *)(group_s(wb, g) + h * 8)));
             for (int c = 0; c < C; c++) {
@@ -388,10 +436,10 @@ static inline ALWAYS_INLINE void tile_avx2(const Job *j, int64_t b0, int64_t bst
 
 /* One block × C tokens in plain C. */
 static inline ALWAYS_INLINE void tile_portable(const Job *j, int64_t b0, int64_t bstep, int64_t t0,
-                                               uint32_t mask, int R, int C) {
+                                               uint32_t mask, int R, int C, int P) {
     (void)bstep;
     (void)R; /* always one block */
-    int64_t groups = j->w->groups, xstride = groups * Q8_GROUP, out = j->w->out;
+    int64_t groups = j->w->groups, out = j->w->out;
     const uint8_t *wb = j->w->data + b0 * q8_block_bytes(j->w);
     float acc[PRE_TOKENS][Q8_BLOCK_ROWS] = {{0}};
     for (int64_t g = 0; g < groups; g++) {
@@ -399,13 +447,16 @@ static inline ALWAYS_INLINE void tile_portable(const Job *j, int64_t b0, int64_t
         for (int r = 0; r < Q8_BLOCK_ROWS; r++) sw[r] = f16_to_f32(group_s(wb, g)[r]);
         const uint8_t *unit = group_q(wb, g);
         for (int c = 0; c < C; c++) {
-            const int8_t *xg = j->a->q + (t0 + c) * xstride + g * Q8_GROUP;
             int32_t d[Q8_BLOCK_ROWS];
-            for (int r = 0; r < Q8_BLOCK_ROWS; r++) d[r] = j->a->correction[(t0 + c) * groups + g];
-            for (int s = 0; s < STEPS; s++)
-                for (int r = 0; r < Q8_BLOCK_ROWS; r++)
-                    for (int k = 0; k < 4; k++)
-                        d[r] += (int32_t)unit[s * STEP_BYTES + r * 4 + k] * xg[s * 4 + k];
+            for (int p = 0; p < P; p++) {
+                const int8_t *xg = j->a->q + (((t0 + c) * P + p) * groups + g) * Q8_GROUP;
+                int32_t start = j->a->correction[((t0 + c) * P + p) * groups + g];
+                for (int r = 0; r < Q8_BLOCK_ROWS; r++) d[r] = p == 0 ? start : 255 * d[r] + start;
+                for (int s = 0; s < STEPS; s++)
+                    for (int r = 0; r < Q8_BLOCK_ROWS; r++)
+                        for (int k = 0; k < 4; k++)
+                            d[r] += (int32_t)unit[s * STEP_BYTES + r * 4 + k] * xg[s * 4 + k];
+            }
             float sx = j->a->scale[(t0 + c) * groups + g];
             for (int r = 0; r < Q8_BLOCK_ROWS; r++) acc[c][r] = fmaf((float)d[r], sw[r] * sx, acc[c][r]);
         }
@@ -430,20 +481,20 @@ typedef struct {
     TileFn *one[PRE_TOKENS + 1]; /* 1 block × c tokens: blocks left over, the short last one */
 } Tiles;
 
-#define DEFINE_TILE(name, impl, R, C)                                                                        \
+#define DEFINE_TILE(name, impl, R, C, P)                                                                     \
     static void name(const Job *j, int64_t b0, int64_t bstep, int64_t t0, uint32_t mask) {                   \
-        impl(j, b0, bstep, t0, mask, R, C);                                                                  \
+        impl(j, b0, bstep, t0, mask, R, C, P);                                                               \
     }
-#define DEFINE_TILES(name, impl, DEC, PRE)                                                                   \
-    DEFINE_TILE(name##_dec, impl, DEC, 1)                                                                    \
-    DEFINE_TILE(name##_p1, impl, PRE, 1)                                                                     \
-    DEFINE_TILE(name##_p2, impl, PRE, 2)                                                                     \
-    DEFINE_TILE(name##_p3, impl, PRE, 3)                                                                     \
-    DEFINE_TILE(name##_p4, impl, PRE, 4)                                                                     \
-    DEFINE_TILE(name##_o1, impl, 1, 1)                                                                       \
-    DEFINE_TILE(name##_o2, impl, 1, 2)                                                                       \
-    DEFINE_TILE(name##_o3, impl, 1, 3)                                                                       \
-    DEFINE_TILE(name##_o4, impl, 1, 4)                                                                       \
+#define DEFINE_TILES(name, impl, DEC, PRE, P)                                                                \
+    DEFINE_TILE(name##_dec, impl, DEC, 1, P)                                                                 \
+    DEFINE_TILE(name##_p1, impl, PRE, 1, P)                                                                  \
+    DEFINE_TILE(name##_p2, impl, PRE, 2, P)                                                                  \
+    DEFINE_TILE(name##_p3, impl, PRE, 3, P)                                                                  \
+    DEFINE_TILE(name##_p4, impl, PRE, 4, P)                                                                  \
+    DEFINE_TILE(name##_o1, impl, 1, 1, P)                                                                    \
+    DEFINE_TILE(name##_o2, impl, 1, 2, P)                                                                    \
+    DEFINE_TILE(name##_o3, impl, 1, 3, P)                                                                    \
+    DEFINE_TILE(name##_o4, impl, 1, 4, P)                                                                    \
     static const Tiles name = {DEC,                                                                          \
                                PRE,                                                                          \
                                name##_dec,                                                                   \
@@ -451,23 +502,30 @@ typedef struct {
                                {NULL, name##_o1, name##_o2, name##_o3, name##_o4}};
 _Static_assert(PRE_TOKENS == 4, "DEFINE_TILES spells out the tiles of 1 .. 4 tokens");
 
-DEFINE_TILES(portable_tiles, tile_portable, 1, 1)
+/* [planes − 1]: one set of tiles for Q8_ACT8, one for Q8_ACT16 */
+DEFINE_TILES(portable_8, tile_portable, 1, 1, 1)
+DEFINE_TILES(portable_16, tile_portable, 1, 1, 2)
+static const Tiles *const portable_tiles[2] = {&portable_8, &portable_16};
 #if HAVE_AVX2
-DEFINE_TILES(avx2_tiles, tile_avx2, 1, 1)
+DEFINE_TILES(avx2_8, tile_avx2, 1, 1, 1)
+DEFINE_TILES(avx2_16, tile_avx2, 1, 1, 2)
+static const Tiles *const avx2_tiles[2] = {&avx2_8, &avx2_16};
 #endif
 #if HAVE_AVX512
-DEFINE_TILES(avx512_tiles, tile_avx512, DEC_BLOCKS, PRE_BLOCKS)
+DEFINE_TILES(avx512_8, tile_avx512, DEC_BLOCKS, PRE_BLOCKS, 1)
+DEFINE_TILES(avx512_16, tile_avx512, DEC_BLOCKS, PRE_BLOCKS, 2)
+static const Tiles *const avx512_tiles[2] = {&avx512_8, &avx512_16};
 #endif
 
-static const Tiles *tiles_for(Q8Kernel k) {
+static const Tiles *tiles_for(Q8Kernel k, int planes) {
 #if HAVE_AVX512
-    if (k == Q8_AVX512) return &avx512_tiles;
+    if (k == Q8_AVX512) return avx512_tiles[planes - 1];
 #endif
 #if HAVE_AVX2
-    if (k == Q8_AVX2) return &avx2_tiles;
+    if (k == Q8_AVX2) return avx2_tiles[planes - 1];
 #endif
     (void)k;
-    return &portable_tiles;
+    return portable_tiles[planes - 1];
 }
 
 /* Tokens [t0, t1) of blocks b0, b0 + bstep, ... (n of them) through tiles of n blocks. */
@@ -491,7 +549,7 @@ static void blocks_of(const Tiles *k, const Job *j, int64_t first, int64_t last,
 void q8_linear_with(Q8Kernel kind, const Q8Weights *w, const Q8Act *a, float *y) {
     if (a->in != w->in)
         die("q8_linear: activations of %lld numbers for rows of %lld", (long long)a->in, (long long)w->in);
-    const Tiles *k = tiles_for(kind);
+    const Tiles *k = tiles_for(kind, a->planes);
     Job job = {w, a, y};
     int64_t T = a->T, blocks = w->blocks;
     /* the last block may be short: it goes alone, with only its rows' lanes stored */

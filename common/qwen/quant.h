@@ -30,33 +30,48 @@
  * where the rounded scale falls under max|w| / 127.5 — there the largest q would be
  * 128 — the next fp16 up is taken instead (kernel-proof and still within the bound).
  *
- * The activations are quantized too: one token's vector x, cut into the same groups,
- * each group with the same formula but a float32 scale (it is made on the fly and
- * never stored, so 2 more bytes cost nothing). A product of a weight row with a token
- * is then one integer dot product per group, exact in int32, and the float work is
- * one multiply-add per group:
+ * The activations are quantized too, so that a product of a weight row with a token
+ * is an integer dot product per group, exact in int32, and the float work is one
+ * multiply-add per group:
  *
- *     y = Σ_g  (sw_g · sx_g) · Σ_{i in g} qw[i] · qx[i]
+ *     y = Σ_g  (sw_g · sx_g) · Σ_{i in g} qw[i] · a[i]
  *
- * That is what makes reading a prompt fast: the machine's integer dot-product
- * instructions do 64 multiply-adds at once, four times what float32 does (the
- * benchmark ch04_mlp/bench/bench_quant.c measures it). It costs accuracy: the
- * activation's own rounding, at most half its step per number, as for the weights.
- * llama.cpp's Q8_0 does the same (its activations with fp16 scales; here they keep
- * float32 ones).
+ * One token's vector x is cut into the same groups, and each group is quantized with
+ * the same formula, a float32 scale (it is made on the fly and never stored, so 2
+ * more bytes cost nothing) and one of two ranges for its integers a:
+ *
+ *     Q8_ACT8   |a| ≤ 127:    sx = max|x| / 127,    one byte per number
+ *     Q8_ACT16  |a| ≤ 32385:  sx = max|x| / 32385,  two bytes: a = 255·hi + lo,
+ *                                                   |hi|, |lo| ≤ 127
+ *
+ * The machine's dot-product instruction multiplies bytes by bytes, 64 multiply-adds at
+ * once, four times what float32 does: that is what makes reading a prompt fast
+ * (bench_quant.c measures it). Q8_ACT8 is what llama.cpp's Q8_0 does (its activation
+ * scales in fp16, here float32), and its error is theirs: each number of x off by up
+ * to half its step, as for the weights, which about doubles the error of the weights
+ * alone. Q8_ACT16 sends the two bytes of each number through the instruction one after
+ * the other and adds the sums as 255·d_hi + d_lo, exactly: twice the integer work,
+ * and the activations' own error 255 times smaller, so what is left is the weights'.
+ * Decoding reads memory, not arithmetic, so both run at the same speed there; reading a
+ * prompt with Q8_ACT16 takes about twice as long as with Q8_ACT8 (still about twice as
+ * fast as BF16). The same range must be used for every call of a model whose prefill
+ * and decode should agree bit for bit.
  *
  * The order of the float sums is part of the formula, so that the fast kernels can
  * match it bit for bit: for row o and token t,
  *
  *     acc = 0;  for g = 0, 1, ..., G−1:  acc = fma((float)d_g, sw_g · sx_g, acc)
  *
- * where d_g is the group's integer dot product (at most 32·127·127, exact as a float),
- * sw_g · sx_g is one float32 product and fma rounds once. The reference functions below
+ * where d_g is the group's integer dot product (|d_g| ≤ 32·127·32385 < 2^31; converted
+ * to float32, rounded when above 2^24), sw_g · sx_g is one float32 product and fma
+ * rounds once. The reference functions below
  * do exactly this; the kernels (kernels/quant.c) do it for 16 rows at a time, one row
  * per vector lane, and so give the same bits whatever the number of threads or tokens.
  *
- * An activation group holding a NaN or an infinity gets a NaN scale (and q = 0), so
- * every output of that token is NaN, as float arithmetic would have made it.
+ * An activation group holding a NaN or an infinity gets a NaN scale (and a = 0), so
+ * every output of that token is NaN, as float arithmetic would have made it. A scale
+ * that float32 would round below max|x| / (range + 0.5) (only among its denormals, for
+ * max|x| < 1e-34) is taken one step up, as for the weights.
  */
 #ifndef QUANT_H
 #define QUANT_H
@@ -85,24 +100,28 @@ bool q8_quantize_row(const float *w, int64_t n, int8_t *q, uint16_t *scale);
  * -> w: [n]. */
 void q8_dequantize_row(const int8_t *q, const uint16_t *scale, int64_t n, float *w);
 
-/* One token's activations, same groups, float32 scales: x: [n] -> q: [n], scale: [⌈n/32⌉].
- * Never fails: a group with a NaN or an infinity gets scale NaN and q = 0. */
-void q8_quantize_act_row(const float *x, int64_t n, int8_t *q, float *scale);
+/* The two ranges of the activations' integers (the value is the largest |a|). */
+typedef enum { Q8_ACT8 = 127, Q8_ACT16 = 32385 } Q8ActRange;
 
-/* The scale of one group of n ≤ 32 numbers (the rule above), as float32 (act) or as the
- * fp16 a weight row stores. Exposed for the tests and the kernels. */
-float q8_act_scale(const float *x, int n);
+/* One token's activations, same groups, float32 scales: x: [n] -> a: [n], scale:
+ * [⌈n/32⌉]. Never fails: a group with a NaN or an infinity gets scale NaN and a = 0. */
+void q8_quantize_act_row(const float *x, int64_t n, Q8ActRange range, int16_t *a, float *scale);
+
+/* The scale of one group of n ≤ 32 numbers (the rule above), as float32 (activations,
+ * max|x| / range) or as the fp16 a weight row stores. Exposed for the tests and the
+ * kernels. */
+float q8_act_scale(const float *x, int n, Q8ActRange range);
 uint16_t q8_weight_scale(const float *w, int n);
 
 /* y = Σ_g (sw_g · sx_g) · d_g for one weight row (q, scale) and one token x, both of n
  * numbers: x is quantized group by group, then the sums run in the order above. */
-float q8_dot_ref(const int8_t *q, const uint16_t *scale, const float *x, int64_t n);
+float q8_dot_ref(const int8_t *q, const uint16_t *scale, const float *x, int64_t n, Q8ActRange range);
 
 /* Y[t][o] = q8_dot_ref(row o of W, token t), the formula loop by loop.
  * q: [out, in], scale: [out, ⌈in/32⌉] (row o's scales at scale + o·⌈in/32⌉);
  * x: [T, in], y: [T, out]. Slow; for tests and for reading. */
 void q8_linear_ref(const int8_t *q, const uint16_t *scale, int64_t out, int64_t in, const float *x, int64_t T,
-                   float *y);
+                   Q8ActRange range, float *y);
 
 /* ---- the fast path (kernels/quant.c) ----------------------------------------------
  *
@@ -153,16 +172,19 @@ void q8_packed_row(const Q8Weights *p, int64_t o, float *row);
 
 /* The quantized activations of up to max_tokens tokens of up to max_in numbers: the
  * buffer the kernels work in, allocated once (q8_act_init) and reused by every call,
- * whatever the width of the projection's input. */
+ * whatever the width of the projection's input. The integers go in planes of bytes:
+ * one (Q8_ACT8: a itself) or two (Q8_ACT16: hi, then lo, a = 255·hi + lo). */
 typedef struct {
+    Q8ActRange range;
+    int planes; /* 1 or 2 */
     int64_t max_tokens, max_in;
     int64_t T, in, groups; /* what it holds now: T tokens of `in` numbers, ⌈in/32⌉ groups */
-    int8_t *q;             /* [T][groups · 32]: each token's q, padded with zeros */
+    int8_t *q;             /* [T][planes][groups · 32]: the bytes, padded with zeros */
     float *scale;          /* [T][groups] */
-    int32_t *correction;   /* [T][groups]: −128 · Σ q over the group (see kernels/quant.c) */
+    int32_t *correction;   /* [T][planes][groups]: −128 · Σ of the plane's bytes over the group */
 } Q8Act;
 
-void q8_act_init(Q8Act *a, int64_t max_tokens, int64_t max_in);
+void q8_act_init(Q8Act *a, int64_t max_tokens, int64_t max_in, Q8ActRange range);
 void q8_act_free(Q8Act *a);
 
 /* The kernels, chosen at compile time: AVX-512 VNNI where the compiler targets it, else
@@ -173,8 +195,8 @@ extern const Q8Kernel q8_best_kernel;
 bool q8_kernel_built(Q8Kernel k);
 const char *q8_kernel_name(Q8Kernel k); /* "portable C", "AVX2", "AVX-512 VNNI" */
 
-/* x: [T, in] -> a (T <= a->max_tokens, in <= a->max_in). Token t's numbers are those of
- * q8_quantize_act_row(x + t·in, in, ...), bit for bit. */
+/* x: [T, in] -> a (T <= a->max_tokens, in <= a->max_in). Token t's integers and scales
+ * are those of q8_quantize_act_row(x + t·in, in, a->range, ...), bit for bit. */
 void q8_quantize_act(Q8Act *a, const float *x, int64_t T, int64_t in);
 void q8_quantize_act_with(Q8Kernel k, Q8Act *a, const float *x, int64_t T, int64_t in);
 
