@@ -11,10 +11,13 @@
  * C tokens. It walks the groups in order; for each group it
  *
  *   1. starts one integer sum per (block, token) — 16 lanes, one per row — at
- *      −128 · Σ qx (the weights are stored as q + 128: what the extra 128 adds, taken
+ *      −128 · Σ a (the weights are stored as q + 128: what the extra 128 adds, taken
  *      off in advance), then adds 8 steps of vpdpbusd: each adds, in every lane, the 4
- *      products of that lane's 4 weights with the token's 4 numbers at that step
- *      (broadcast to every lane). After the 8 steps lane r holds d_g of row r, exactly;
+ *      products of that lane's 4 weights with the token's 4 bytes at that step
+ *      (broadcast to every lane). After the 8 steps lane r holds d_g of row r, exactly.
+ *      With Q8_ACT16 the token has two planes of bytes, hi and lo: the sums of the hi
+ *      plane are multiplied by 255, then the lo plane's 8 steps add on, and the lane
+ *      holds Σ q · (255·hi + lo) = d_g, exactly again;
  *   2. folds it into the row's float sum: acc = fma((float)d_g, sw_g · sx_g, acc), the
  *      order quant.h prescribes.
  *
@@ -23,20 +26,26 @@
  * it: bit for bit the reference's, for any T and any number of threads.
  *
  *   one token (decode):  the time is that of reading W. Tiles of 4 blocks × 1 token,
- *                        so that 4 independent chains of integer sums are in flight
- *                        while the next lines arrive.
- *   T tokens (prefill):  tiles of 3 blocks × 4 tokens: 24 integer sums per group step
+ *                        the 4 blocks taken from 4 distant parts of the thread's
+ *                        share, so that each part is read front to back as one long
+ *                        stream (kernels/linear.c does the same with rows). The
+ *                        arithmetic has 5× more room than memory needs (the integers
+ *                        run at ~75 GB/s per core from the cache).
+ *   T tokens (prefill):  tiles of 3 blocks × 4 tokens: 12 integer sums per group step
  *                        for 3 weight loads and 4 broadcasts; 12 integer and 12 float
- *                        sums plus 3 weight vectors fill 27 of the 32 registers. The 3
- *                        blocks' weights (3 · 16 · in bytes: 48 KB for in = 1024) stay
- *                        in the core's cache while all the tokens pass by.
+ *                        sums plus 3 weight vectors fill 27 of the 32 registers (every
+ *                        loop over them is unrolled, or they would live in memory). The
+ *                        3 blocks' weights (3 · 17 KB for in = 1024) stay in the core's
+ *                        cache while all the tokens pass by. With fewer blocks than
+ *                        threads × 3 (in_proj_a: one block) the threads share the tokens
+ *                        instead of the blocks.
  *
  * AVX2 has no vpdpbusd: its vpmaddubsw multiplies unsigned by signed bytes too, but
  * adds pairs of products into 16 bits, which 255 · 127 · 2 would overflow. The AVX2
- * tile therefore takes |qw| as the unsigned side and gives qx the sign of qw (vpsignb),
- * so each pair stays within 2 · 127 · 127; then vpmaddwd adds pairs into 32 bits. Same
- * integers, same float steps, same bits. The plain-C tile does the same arithmetic in
- * loops the compiler vectorises as it can.
+ * tile therefore takes |q| as the unsigned side and gives the token's byte the sign of
+ * q (vpsignb), so each pair stays within 2 · 127 · 127; then vpmaddwd adds pairs into
+ * 32 bits. Same integers, same float steps, same bits. The plain-C tile does the same
+ * arithmetic in loops the compiler vectorises as it can.
  */
 #include "qwen/quant.h"
 

@@ -11,7 +11,7 @@
  * 0, ±scale, ±2·scale, ... in between. Shapes, for a row of n numbers in G = ⌈n/32⌉
  * groups (the last one shorter when n is not a multiple of 32):
  *
- *     w: [n] float32  ->  q: [n] int8,  scale: [G]
+ *     w: [n] float32  ->  q: [n] int8,  scale: [G] fp16
  *
  * Guarantees:
  *   - every value is off by at most half a step:  |w[i] − scale·q[i]| ≤ scale / 2;
@@ -21,57 +21,60 @@
  *   - a row holding a NaN or an infinity is refused (false), and so is a number above
  *     Q8_MAX_ABS, whose scale would not fit an fp16. Real weights are far inside.
  *
- * Weight scales are stored as fp16 (2 bytes; 34 bytes per 32 weights instead of 36 with
- * float32: generating a token reads 6% fewer bytes, so it is 6% faster). The scale is
- * max|w| / 127 computed in float32 and rounded to the nearest fp16, and q is then
- * rounded from w / scale with that stored scale, so the bound above holds for what is
- * stored. fp16's rounding moves the scale by at most 1/2048, which the bound absorbs.
- * One exception: below fp16's normal range (max|w| < 0.008) fp16 has fewer digits, and
- * where the rounded scale falls under max|w| / 127.5 — there the largest q would be
- * 128 — the next fp16 up is taken instead (kernel-proof and still within the bound).
+ * The scale is max|w| / 127 computed in float32 and rounded to the nearest fp16, and q
+ * is rounded from w / scale with the scale as stored, so the bound holds for what is
+ * stored (fp16 moves the scale by at most 1/2048, which the rounding of q absorbs).
+ * Below fp16's normal range (max|w| < 0.008) fp16 has fewer digits; where the rounded
+ * scale falls under max|w| / 127.5, and the largest q would become 128, the next fp16
+ * up is taken instead.
  *
- * The activations are quantized too, so that a product of a weight row with a token
- * is an integer dot product per group, exact in int32, and the float work is one
- * multiply-add per group:
- *
- *     y = Σ_g  (sw_g · sx_g) · Σ_{i in g} qw[i] · a[i]
- *
- * One token's vector x is cut into the same groups, and each group is quantized with
- * the same formula, a float32 scale (it is made on the fly and never stored, so 2
- * more bytes cost nothing) and one of two ranges for its integers a:
+ * Activations. The product of a weight row with a token is done on integers too: one
+ * token's vector x is cut into the same groups and each group quantized with the same
+ * formula, with a float32 scale (made on the fly, never stored) and one of two ranges
+ * for its integers a:
  *
  *     Q8_ACT8   |a| ≤ 127:    sx = max|x| / 127,    one byte per number
  *     Q8_ACT16  |a| ≤ 32385:  sx = max|x| / 32385,  two bytes: a = 255·hi + lo,
  *                                                   |hi|, |lo| ≤ 127
  *
- * The machine's dot-product instruction multiplies bytes by bytes, 64 multiply-adds at
- * once, four times what float32 does: that is what makes reading a prompt fast
- * (bench_quant.c measures it). Q8_ACT8 is what llama.cpp's Q8_0 does (its activation
- * scales in fp16, here float32), and its error is theirs: each number of x off by up
- * to half its step, as for the weights, which about doubles the error of the weights
- * alone. Q8_ACT16 sends the two bytes of each number through the instruction one after
- * the other and adds the sums as 255·d_hi + d_lo, exactly: twice the integer work,
- * and the activations' own error 255 times smaller, so what is left is the weights'.
- * Decoding reads memory, not arithmetic, so both run at the same speed there; reading a
- * prompt with Q8_ACT16 takes about twice as long as with Q8_ACT8 (still about twice as
- * fast as BF16). The same range must be used for every call of a model whose prefill
- * and decode should agree bit for bit.
+ * so that the product is one integer dot product per group, exact in int32, and one
+ * float multiply-add per group:
  *
- * The order of the float sums is part of the formula, so that the fast kernels can
+ *     y = Σ_g  (sw_g · sx_g) · d_g,     d_g = Σ_{i in g} q[i] · a[i]
+ *
+ * The order of those float sums is part of the formula, so that the fast kernels can
  * match it bit for bit: for row o and token t,
  *
  *     acc = 0;  for g = 0, 1, ..., G−1:  acc = fma((float)d_g, sw_g · sx_g, acc)
  *
- * where d_g is the group's integer dot product (|d_g| ≤ 32·127·32385 < 2^31; converted
- * to float32, rounded when above 2^24), sw_g · sx_g is one float32 product and fma
- * rounds once. The reference functions below
- * do exactly this; the kernels (kernels/quant.c) do it for 16 rows at a time, one row
- * per vector lane, and so give the same bits whatever the number of threads or tokens.
- *
+ * (|d_g| ≤ 32·127·32385 < 2^31, rounded to float32 above 2^24; sw_g · sx_g is one
+ * float32 product; fma rounds once). The reference functions below do exactly this;
+ * the kernels (kernels/quant.c) do it for 16 rows at a time, one row per vector lane,
+ * and so give the same bits whatever the number of threads or of tokens in a call.
  * An activation group holding a NaN or an infinity gets a NaN scale (and a = 0), so
- * every output of that token is NaN, as float arithmetic would have made it. A scale
- * that float32 would round below max|x| / (range + 0.5) (only among its denormals, for
+ * every output of that token is NaN, as float arithmetic would have made it; a scale
+ * that float32 rounds below max|x| / (range + 0.5) (among its denormals only, for
  * max|x| < 1e-34) is taken one step up, as for the weights.
+ *
+ * Why this format: the choices, and what ch04_mlp/bench/bench_quant.c measures for them
+ * (its accuracy table: a random layer [256, 1024] with some large weights and some
+ * large activation channels, error relative to float64):
+ *   - integer activations: the machine's byte dot-product instruction (vpdpbusd) does
+ *     64 multiply-adds at once, four times float32. Reading a prompt is multiply-adds,
+ *     and with it the projections run about 4× (Q8_ACT8) or 2× (Q8_ACT16) as fast as
+ *     in BF16; with float32 activations they could not beat BF16, whose products cost
+ *     the same once a weight is widened;
+ *   - two ranges: Q8_ACT8 is what llama.cpp's Q8_0 × Q8_0 does (its activation scales
+ *     in fp16), and has its error: 1.09e-2 for both, about 1.5 times that of the
+ *     weights alone (7.3e-3). Q8_ACT16 sends hi and lo through the same instruction
+ *     one after the other and adds the sums as 255·d_hi + d_lo, exactly: the error of
+ *     the weights alone (7.3e-3), for twice the integer work in a prompt. Decoding
+ *     reads memory, not arithmetic, and runs at the same speed with either. A model
+ *     whose prefill and decode must agree bit for bit uses one range for both;
+ *   - groups of 32: groups of 64 or 128 would save scales (0.5% of the bytes) and a
+ *     little float work, for 32% or 76% more error (1.44e-2, 1.92e-2);
+ *   - fp16 scales: 34 bytes per 32 weights instead of 36 with float32, 6% less to read
+ *     per token, and no measurable error (1.089e-2 either way).
  */
 #ifndef QUANT_H
 #define QUANT_H
@@ -138,8 +141,9 @@ void q8_linear_ref(const int8_t *q, const uint16_t *scale, int64_t out, int64_t 
  *   - the scales go with the integers, two groups at a time: 2 × 512 bytes of integers,
  *     then the two groups' 2 × 16 fp16 scales (64 bytes), 1088 bytes in all = 17 whole
  *     cache lines. Reading W is then one stream of whole, aligned 64-byte lines, in the
- *     order the kernel uses them (a separate array of scales would be a second stream
- *     for the memory system to follow; bench_quant.c measures both);
+ *     order the kernel uses them; a separate array of scales is a second stream for
+ *     the memory system to follow (measured: as fast on most shapes, a few percent
+ *     slower on the output head);
  *   - a row shorter than whole groups is padded with q = 0 (in need not be a multiple
  *     of 32), and an odd last group leaves the second half of its pair unused. W starts
  *     on a 64-byte boundary, and so does every block, pair, group and step.
