@@ -53,6 +53,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__) &&     \
     defined(__F16C__)
@@ -103,12 +104,27 @@ const char *q8_kernel_name(Q8Kernel k) {
  * Packing (once, when the model is loaded)
  * ------------------------------------------------------------------------------------ */
 
+/* Asks Linux for 2 MB pages under [p, p + bytes): reading W then needs 512 times fewer
+ * page-table entries, which the memory stream feels (a few percent on the big shapes).
+ * Only a hint: the pages come when the memory is first written, if the system has
+ * them, and nothing changes where it has not. */
+static void advise_huge_pages(void *p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    uintptr_t huge = (uintptr_t)2 << 20, first = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    uintptr_t last = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (last > first) madvise((void *)first, last - first, MADV_HUGEPAGE);
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
 static void packed_alloc(Q8Weights *p, int64_t out, int64_t in) {
     p->out = out, p->in = in;
     p->groups = q8_groups(in);
     p->blocks = (out + Q8_BLOCK_ROWS - 1) / Q8_BLOCK_ROWS;
     size_t bytes = (size_t)(p->blocks * q8_block_bytes(p));
     p->data = xaligned_alloc(bytes);
+    advise_huge_pages(p->data, bytes);
     memset(p->data, 0, bytes); /* the unused half of an odd last pair stays zero */
 }
 
