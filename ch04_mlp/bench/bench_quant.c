@@ -24,13 +24,13 @@
  *
  *   make bench      or      ./build/ch04_mlp/bench/bench_quant [--quick | --accuracy]
  */
-#include <omp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "kernels/pool.h"
 #include "qwen/linear.h"
 #include "qwen/quant.h"
 #include "qwen/tensor.h"
@@ -126,7 +126,7 @@ static double time_q8(Pools *p, const Shape *sh, bool from_memory, const float *
     for (int r = -1; r < reps; r++) {
         Q8Weights w = q8_window(p, sh, from_memory);
         double t0 = now_seconds();
-        q8_project(&w, x, T, y, a);
+        q8_project(a, x, &w, T, y);
         if (r >= 0) t[r] = now_seconds() - t0;
     }
     return median(t, reps);
@@ -139,40 +139,43 @@ static double time_bf16(Pools *p, const Shape *sh, bool from_memory, const float
         Tensor w = bf16_window(p, sh, from_memory);
         double t0 = now_seconds();
         if (T == 1)
-            linear(&w, x, y);
+            linear(x, &w, y);
         else
-            linear_batch(&w, x, T, y);
+            linear_batch(x, &w, T, y);
         if (r >= 0) t[r] = now_seconds() - t0;
     }
     return median(t, reps);
 }
 
-/* GOP/s of vpdpbusd on all threads: 12 independent chains, nothing read from memory
- * (as machine_fma_peak does for float32). 0 where the compiler targets no VNNI. */
-static double int8_peak(void) {
+/* GOP/s of vpdpbusd on all workers: 12 independent chains, nothing read from memory (as
+ * machine_fma_peak does for float32), 4 tasks per worker. 0 where the compiler targets
+ * no VNNI. */
+#define INT8_ITERS 250000 /* per task: × 4 tasks × 12 chains × 128 operations per worker, a few ms */
+static int int8_sink[64];
+static void int8_task(void *ctx, int64_t task, int worker) {
+    (void)ctx, (void)task;
 #if VNNI_PEAK
-    enum { ITERS = 1000000, CHAINS = 12 };
-    double t0 = now_seconds();
-    int threads = 1, sink = 0;
-#pragma omp parallel reduction(+ : sink)
-    {
-#pragma omp single
-        threads = omp_get_num_threads();
-        __m512i a[CHAINS];
-        for (int c = 0; c < CHAINS; c++) a[c] = _mm512_set1_epi32(c);
-        const __m512i u = _mm512_set1_epi8(3), s = _mm512_set1_epi8(-2);
-        for (int i = 0; i < ITERS; i++)
+    enum { CHAINS = 12 };
+    __m512i a[CHAINS];
+    for (int c = 0; c < CHAINS; c++) a[c] = _mm512_set1_epi32(c);
+    const __m512i u = _mm512_set1_epi8(3), s = _mm512_set1_epi8(-2);
+    for (int i = 0; i < INT8_ITERS; i++)
 #pragma GCC unroll 12
-            for (int c = 0; c < CHAINS; c++) a[c] = _mm512_dpbusd_epi32(a[c], u, s);
-        for (int c = 1; c < CHAINS; c++) a[0] = _mm512_add_epi32(a[0], a[c]);
-        sink += _mm512_reduce_add_epi32(a[0]);
-    }
-    double t = now_seconds() - t0;
-    if (sink == 42) printf(" ");
-    return (double)ITERS * CHAINS * 128 * threads / t / 1e9; /* 64 multiply-adds = 128 operations */
+        for (int c = 0; c < CHAINS; c++) a[c] = _mm512_dpbusd_epi32(a[c], u, s);
+    for (int c = 1; c < CHAINS; c++) a[0] = _mm512_add_epi32(a[0], a[c]);
+    int8_sink[worker % 64] += _mm512_reduce_add_epi32(a[0]);
 #else
-    return 0;
+    (void)worker;
 #endif
+}
+
+static double int8_peak(void) {
+    if (!VNNI_PEAK) return 0;
+    int64_t tasks = 4 * (int64_t)pool_threads();
+    double t0 = now_seconds();
+    pool_run(tasks, int8_task, NULL);
+    double t = now_seconds() - t0;
+    return (double)INT8_ITERS * 12 * 128 * (double)tasks / t / 1e9; /* 64 multiply-adds = 128 operations */
 }
 
 /* ---- what the format costs in accuracy -------------------------------------------------
@@ -284,9 +287,9 @@ int main(int argc, char **argv) {
             die("unknown option %s (try --help)", argv[i]);
     }
     if (quick) rounds = 3;
-    int threads = omp_get_max_threads();
+    int threads = pool_threads();
     printf("8-bit linear layer (groups of 32, int8 + fp16 scale) on the Qwen3.5-0.8B shapes, activations as "
-           "int8 (Q8_ACT8)\nor as two bytes (Q8_ACT16): %s kernels, %d threads, medians of %d rounds; BF16 "
+           "int8 (Q8_ACT8)\nor as two bytes (Q8_ACT16): %s kernels, %d workers, medians of %d rounds; BF16 "
            "beside "
            "it (%s)\n",
            q8_kernel_name(q8_best_kernel), threads, rounds, linear_kernel_name());

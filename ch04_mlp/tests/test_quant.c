@@ -15,13 +15,14 @@
  */
 #include <check.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/pool.h"
 #include "qwen/quant.h"
 #include "qwen/tensor.h"
+#include "tests/check_main.h"
 #include "tests/compare.h"
 #include "workbook/util.h"
 
@@ -331,13 +332,13 @@ START_TEST(test_dot_hand) {
     uint16_t s[2];
     ck_assert(q8_quantize_row(w, 40, q, s));
     ck_assert(s[0] == 0x3C00 && s[1] == 0x3800); /* 1 and 0.5 */
-    float y = q8_dot_ref(q, s, x, 40, Q8_ACT8);
+    float y = q8_dot_ref(x, q, s, 40, Q8_ACT8);
     ck_assert_msg(y == 32755.0f, "q8_dot_ref = %.9g, want 32755", (double)y);
     float y2[2];
     float x2[80];
     memcpy(x2, x, sizeof x);
     for (int i = 0; i < 40; i++) x2[40 + i] = -x[i]; /* the second token: −x, so −32755 */
-    q8_linear_ref(q, s, 1, 40, x2, 2, Q8_ACT8, y2);
+    q8_linear_ref(x2, q, s, 2, 40, 1, Q8_ACT8, y2);
     ck_assert(y2[0] == 32755.0f && y2[1] == -32755.0f);
 }
 END_TEST
@@ -355,7 +356,7 @@ START_TEST(test_dot_hand16) {
     int8_t q[32];
     uint16_t s;
     ck_assert(q8_quantize_row(w, 32, q, &s));
-    float y16 = q8_dot_ref(q, &s, x, 32, Q8_ACT16), y8 = q8_dot_ref(q, &s, x, 32, Q8_ACT8);
+    float y16 = q8_dot_ref(x, q, &s, 32, Q8_ACT16), y8 = q8_dot_ref(x, q, &s, 32, Q8_ACT8);
     ck_assert_msg(y16 == 16067.93359375f, "Q8_ACT16: %.9g", (double)y16);
     ck_assert_msg(y8 == 16065.99609375f, "Q8_ACT8: %.9g", (double)y8);
 }
@@ -375,7 +376,7 @@ START_TEST(test_ref_vs_float64) {
             for (int64_t o = 0; o < out; o++)
                 ck_assert(q8_quantize_row(w + o * in, in, q + o * in, s + o * G));
             float *y = xmalloc((size_t)(T * out) * sizeof *y);
-            q8_linear_ref(q, s, out, in, x, T, range, y);
+            q8_linear_ref(x, q, s, T, in, out, range, y);
             int16_t *qx = xmalloc((size_t)in * sizeof *qx);
             float *sx = xmalloc((size_t)G * sizeof *sx);
             double worst_ratio = 0, rel = 0, norm = 0, u = ldexp(1.0, -24);
@@ -419,8 +420,8 @@ static const Q8Kernel all_kernels[] = {Q8_PORTABLE, Q8_AVX2, Q8_AVX512};
 static void fast(Q8Kernel k, const Q8Weights *p, const float *x, int64_t T, Q8ActRange range, float *y) {
     Q8Act a;
     q8_act_init(&a, T, p->in, range);
-    q8_quantize_act_with(k, &a, x, T, p->in);
-    q8_linear_with(k, p, &a, y);
+    q8_quantize_act_with(&a, x, T, p->in, k);
+    q8_linear_with(&a, p, y, k);
     q8_act_free(&a);
 }
 
@@ -453,7 +454,7 @@ START_TEST(test_kernels_vs_reference) {
                     float *x = random_floats(T * in, 3.0f);
                     float *want = xmalloc((size_t)(T * out) * sizeof *want);
                     float *got = xmalloc((size_t)(T * out) * sizeof *got); /* exactly [T, out] */
-                    q8_linear_ref(m.q, m.scale, out, in, x, T, all_ranges[r], want);
+                    q8_linear_ref(x, m.q, m.scale, T, in, out, all_ranges[r], want);
                     for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
                         Q8Kernel k = all_kernels[kk];
                         if (!q8_kernel_built(k)) continue;
@@ -507,7 +508,7 @@ START_TEST(test_act_kernels) {
                 Q8Act a;
                 q8_act_init(&a, T, in, range);
                 memset(a.q, 0x55, (size_t)(T * a.planes * G * Q8_GROUP)); /* the padding must be written */
-                q8_quantize_act_with(k, &a, x, T, in);
+                q8_quantize_act_with(&a, x, T, in, k);
                 int16_t *q = xmalloc((size_t)in * sizeof *q);
                 float *s = xmalloc((size_t)G * sizeof *s);
                 for (int64_t t = 0; t < T; t++) {
@@ -553,7 +554,7 @@ START_TEST(test_nan_token) {
     x[4 * in + 50] = NAN;
     float *want = xmalloc((size_t)(T * out) * sizeof *want), *got = xmalloc((size_t)(T * out) * sizeof *got);
     for (unsigned r = 0; r < ARRAY_LEN(all_ranges); r++) {
-        q8_linear_ref(m.q, m.scale, out, in, x, T, all_ranges[r], want);
+        q8_linear_ref(x, m.q, m.scale, T, in, out, all_ranges[r], want);
         for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++) {
             if (!q8_kernel_built(all_kernels[kk])) continue;
             fast(all_kernels[kk], &p, x, T, all_ranges[r], got);
@@ -575,10 +576,13 @@ END_TEST
 
 /* Real layer shapes: in_proj_b [16, 1024] for the 6 tokens of the book's sentence,
  * a slice of down_proj (in = 3584) for 5 tokens, of out_proj (in = 2048) for 3 and of the
- * output head for 1 — all through one activation buffer, sized once for the widest
- * input and the most tokens, as a model reuses it for every projection. */
+ * output head for 1; and [3205, 96], 437 KB, which one token's call cuts into two tasks
+ * of 120 blocks (kernels/quant.c: tasks of 256 KB) and a short last block — all through
+ * one activation buffer, sized once for the widest input and the most tokens, as a
+ * model reuses it for every projection. */
 START_TEST(test_real_shapes) {
-    const int64_t shapes[][3] = {{16, 1024, 6}, {48, 3584, 5}, {32, 2048, 3}, {160, 1024, 1}};
+    const int64_t shapes[][3] = {{16, 1024, 6},  {48, 3584, 5}, {32, 2048, 3},
+                                 {160, 1024, 1}, {3205, 96, 1}, {3205, 96, 5}};
     Q8Act a[2];
     q8_act_init(&a[0], 6, 3584, Q8_ACT8);
     q8_act_init(&a[1], 6, 3584, Q8_ACT16);
@@ -591,8 +595,8 @@ START_TEST(test_real_shapes) {
         float *want = xmalloc((size_t)(T * out) * sizeof *want),
               *got = xmalloc((size_t)(T * out) * sizeof *got);
         for (int r = 0; r < 2; r++) {
-            q8_linear_ref(m.q, m.scale, out, in, x, T, a[r].range, want);
-            q8_project(&p, x, T, got, &a[r]); /* the best kernel, as a layer calls it */
+            q8_linear_ref(x, m.q, m.scale, T, in, out, a[r].range, want);
+            q8_project(&a[r], x, &p, T, got); /* the best kernel, as a layer calls it */
             ck_assert_msg(memcmp(got, want, (size_t)(T * out) * sizeof *got) == 0, "%s [%lld, %lld] T %lld",
                           range_name(a[r].range), (long long)out, (long long)in, (long long)T);
         }
@@ -670,14 +674,16 @@ END_TEST
 
 /* ---- the promises of quant.h -------------------------------------------------------- */
 
-/* 1, 2 and 3 threads give identical bits, for one token and for 139, with every kernel;
- * and row t of the 139-token call equals the call with token t alone. Two shapes: 14
- * blocks (the last one short), which the threads share out, and 3 blocks, too few to
- * go round, where they share the tokens instead. Tolerance: none. */
+/* 1, 2 and 3 workers give identical bits, for one token and for 139, with every kernel
+ * and both ranges; and row t of the 139-token call equals the call with token t alone.
+ * Two shapes: 201 blocks (437 KB, the last block short), which one token's call cuts
+ * into two tasks of 120 and 80 whole blocks, 4 parts each; and 3 blocks, too few to go
+ * round, where the tasks share the tokens instead — into a number of tasks that itself
+ * depends on the worker count. Tolerance: none. */
 START_TEST(test_thread_count) {
-    const int64_t outs[] = {16 * 13 + 5, 40};
+    const int64_t outs[] = {16 * 200 + 5, 40};
     int64_t in = 96;
-    int saved = omp_get_max_threads();
+    int saved = pool_threads();
     const int64_t T_list[] = {1, 139};
     for (unsigned o = 0; o < ARRAY_LEN(outs); o++) {
         int64_t out = outs[o];
@@ -692,14 +698,14 @@ START_TEST(test_thread_count) {
                 int64_t T = T_list[c];
                 float *x = random_floats(T * in, 1.0f), *y[3];
                 for (int n = 1; n <= 3; n++) {
-                    omp_set_num_threads(n);
+                    pool_set_threads(n);
                     y[n - 1] = xmalloc((size_t)(T * out) * sizeof(float));
                     fast(k, &p, x, T, range, y[n - 1]);
                 }
-                omp_set_num_threads(saved);
+                pool_set_threads(saved);
                 for (int n = 2; n <= 3; n++)
                     ck_assert_msg(memcmp(y[0], y[n - 1], (size_t)(T * out) * sizeof(float)) == 0,
-                                  "%s %s out %lld T=%lld: %d threads differ from 1", q8_kernel_name(k),
+                                  "%s %s out %lld T=%lld: %d workers differ from 1", q8_kernel_name(k),
                                   range_name(range), (long long)out, (long long)T, n);
                 float *one = xmalloc((size_t)out * sizeof *one);
                 for (int64_t t = 0; t < T; t++) {
@@ -708,7 +714,7 @@ START_TEST(test_thread_count) {
                                   "%s out %lld: row %lld of T=%lld differs from the token alone",
                                   q8_kernel_name(k), (long long)out, (long long)t, (long long)T);
                 }
-                printf("OK   %s %s out %lld T=%lld: 1, 2 and 3 threads agree bit for bit, and each row with "
+                printf("OK   %s %s out %lld T=%lld: 1, 2 and 3 workers agree bit for bit, and each row with "
                        "its token alone\n",
                        q8_kernel_name(k), range_name(range), (long long)out, (long long)T);
                 for (int n = 0; n < 3; n++) free(y[n]);
@@ -721,8 +727,20 @@ START_TEST(test_thread_count) {
 }
 END_TEST
 
-/* Called from inside a parallel region, each call runs on its own thread and gives the
- * same bits as a call from outside. */
+/* Called from inside a task of the pool (e.g. a loop over heads), each call runs on its
+ * own worker and gives the same bits as a call from outside. */
+typedef struct {
+    const Q8Weights *p;
+    const float *x;
+    int64_t T;
+    float *y; /* [tasks, T, out] */
+} Inside;
+static void inside_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    const Inside *in = ctx;
+    fast(q8_best_kernel, in->p, in->x, in->T, Q8_ACT16, in->y + task * in->T * in->p->out);
+}
+
 START_TEST(test_inside_parallel_region) {
     int64_t out = 70, in = 64, T = 5;
     Q8Rows m = random_rows(out, in);
@@ -732,11 +750,11 @@ START_TEST(test_inside_parallel_region) {
     float *outside = xmalloc((size_t)(T * out) * sizeof(float));
     float *inside = xmalloc((size_t)(2 * T * out) * sizeof(float));
     fast(q8_best_kernel, &p, x, T, Q8_ACT16, outside);
-#pragma omp parallel num_threads(2)
-    fast(q8_best_kernel, &p, x, T, Q8_ACT16, inside + omp_get_thread_num() * T * out);
+    Inside job = {&p, x, T, inside};
+    pool_run(2, inside_task, &job);
     for (int n = 0; n < 2; n++)
         ck_assert_msg(memcmp(outside, inside + n * T * out, (size_t)(T * out) * sizeof(float)) == 0,
-                      "call from thread %d inside a parallel region differs", n);
+                      "call from task %d of the pool differs", n);
     free(x), free(outside), free(inside);
     q8_free(&p);
     rows_free(&m);
@@ -775,13 +793,11 @@ int main(void) {
     tcase_add_test(promise, test_inside_parallel_region);
     suite_add_tcase(s, promise);
 
+    /* Check runs each test in a child process that may end without flushing stdout:
+     * line buffering keeps the comparison lines of a failing test. */
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("8-bit kernels built: portable C%s%s; q8_linear uses %s\n",
            q8_kernel_built(Q8_AVX2) ? ", AVX2" : "", q8_kernel_built(Q8_AVX512) ? ", AVX-512 VNNI" : "",
            q8_kernel_name(q8_best_kernel));
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return run_suite(s, CK_FORK_GETENV);
 }

@@ -22,23 +22,23 @@
  *      order quant.h prescribes.
  *
  * Each row stays in its own lane from start to end, so no sums are ever added across
- * lanes, and a row's result is the same whatever tile, token group or thread computes
- * it: bit for bit the reference's, for any T and any number of threads.
+ * lanes, and a row's result is the same whatever tile, token group or worker computes
+ * it: bit for bit the reference's, for any T and any number of workers.
  *
  *   one token (decode):  the time is that of reading W. Tiles of 4 blocks × 1 token,
- *                        the 4 blocks taken from 4 distant parts of the thread's
- *                        share, so that each part is read front to back as one long
- *                        stream (kernels/linear.c does the same with rows). The
- *                        arithmetic has 5× more room than memory needs (the integers
- *                        run at ~75 GB/s per core from the cache).
+ *                        the 4 blocks taken from 4 distant parts of a task's share, so
+ *                        that each part is read front to back as one long stream
+ *                        (kernels/linear.c does the same with rows). The arithmetic
+ *                        has 2 to 5 times more room than memory needs (from the cache,
+ *                        one core runs through ~75 GB/s of integers with Q8_ACT8, ~65
+ *                        with Q8_ACT16).
  *   T tokens (prefill):  tiles of 3 blocks × 4 tokens: 12 integer sums per group step
  *                        for 3 weight loads and 4 broadcasts; 12 integer and 12 float
  *                        sums plus 3 weight vectors fill 27 of the 32 registers (every
  *                        loop over them is unrolled, or they would live in memory). The
  *                        3 blocks' weights (3 · 17 KB for in = 1024) stay in the core's
- *                        cache while all the tokens pass by. With fewer blocks than
- *                        threads × 3 (in_proj_a: one block) the threads share the tokens
- *                        instead of the blocks.
+ *                        cache while all the tokens pass by.
+ * How the work is cut into tasks for the pool's workers: above q8_linear_with below.
  *
  * AVX2 has no vpdpbusd: its vpmaddubsw multiplies unsigned by signed bytes too, but
  * adds pairs of products into 16 bits, which 255 · 127 · 2 would overflow. The AVX2
@@ -50,10 +50,11 @@
 #include "qwen/quant.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "kernels/pool.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__) &&     \
     defined(__F16C__)
@@ -143,45 +144,70 @@ static void pack_row(Q8Weights *p, int64_t row, const int8_t *q, const uint16_t 
     }
 }
 
+/* Packing is cut into tasks of one block (16 rows) each. */
+typedef struct {
+    Q8Weights *p;
+    const int8_t *q;       /* q8_pack_quantized: [out, in] */
+    const uint16_t *scale; /* [out, groups] */
+    const Tensor *w;       /* q8_pack: W itself */
+    int64_t *bad;          /* q8_pack: [blocks], the block's first row that cannot be stored, or −1 */
+} Pack;
+
+static void pack_quantized_task(void *ctx, int64_t b, int worker) {
+    (void)worker;
+    const Pack *pk = ctx;
+    Q8Weights *p = pk->p;
+    for (int64_t row = b * Q8_BLOCK_ROWS; row < (b + 1) * Q8_BLOCK_ROWS; row++)
+        if (row < p->out)
+            pack_row(p, row, pk->q + row * p->in, pk->scale + row * p->groups);
+        else
+            pack_row(p, row, NULL, NULL);
+}
+
 void q8_pack_quantized(const int8_t *q, const uint16_t *scale, int64_t out, int64_t in, Q8Weights *p) {
     packed_alloc(p, out, in);
-    int64_t groups = p->groups;
-#pragma omp parallel for schedule(static)
-    for (int64_t row = 0; row < p->blocks * Q8_BLOCK_ROWS; row++)
-        pack_row(p, row, row < out ? q + row * in : NULL, row < out ? scale + row * groups : NULL);
+    Pack pk = {.p = p, .q = q, .scale = scale};
+    pool_run(p->blocks, pack_quantized_task, &pk);
+}
+
+static void pack_task(void *ctx, int64_t b, int worker) {
+    (void)worker;
+    const Pack *pk = ctx;
+    Q8Weights *p = pk->p;
+    int64_t in = p->in;
+    float *f = xmalloc((size_t)in * sizeof *f); /* one row at a time (packing happens once, at load) */
+    int8_t *q = xmalloc((size_t)in);
+    uint16_t *s = xmalloc((size_t)p->groups * sizeof *s);
+    pk->bad[b] = -1;
+    for (int64_t row = b * Q8_BLOCK_ROWS; row < (b + 1) * Q8_BLOCK_ROWS; row++) {
+        if (row >= p->out) {
+            pack_row(p, row, NULL, NULL);
+            continue;
+        }
+        tensor_read_f32(pk->w, row * in, in, f);
+        if (!q8_quantize_row(f, in, q, s)) {
+            if (pk->bad[b] < 0) pk->bad[b] = row;
+            continue;
+        }
+        pack_row(p, row, q, s);
+    }
+    free(f), free(q), free(s);
 }
 
 bool q8_pack(const Tensor *w, Q8Weights *p, Error *err) {
-    int64_t out = w->shape[0], in = w->shape[1];
-    packed_alloc(p, out, in);
-    int64_t bad = -1; /* the first row that cannot be quantized */
-#pragma omp parallel
-    {
-        float *f = xmalloc((size_t)in * sizeof *f);
-        int8_t *q = xmalloc((size_t)in);
-        uint16_t *s = xmalloc((size_t)p->groups * sizeof *s);
-#pragma omp for schedule(static)
-        for (int64_t row = 0; row < p->blocks * Q8_BLOCK_ROWS; row++) {
-            if (row >= out) {
-                pack_row(p, row, NULL, NULL);
-                continue;
-            }
-            tensor_read_f32(w, row * in, in, f);
-            if (!q8_quantize_row(f, in, q, s)) {
-#pragma omp critical
-                if (bad < 0 || row < bad) bad = row;
-                continue;
-            }
-            pack_row(p, row, q, s);
-        }
-        free(f), free(q), free(s);
-    }
-    if (bad >= 0) {
+    packed_alloc(p, w->shape[0], w->shape[1]);
+    int64_t *bad = xmalloc((size_t)p->blocks * sizeof *bad);
+    Pack pk = {.p = p, .w = w, .bad = bad};
+    pool_run(p->blocks, pack_task, &pk);
+    int64_t first_bad = -1; /* the first row that cannot be quantized, whichever worker saw it */
+    for (int64_t b = 0; b < p->blocks && first_bad < 0; b++) first_bad = bad[b];
+    free(bad);
+    if (first_bad >= 0) {
         q8_free(p);
         return error_set(err,
                          "%s: %s row %lld holds a NaN, an infinity or a number above %g: "
                          "cannot be stored as 8-bit groups",
-                         w->file ? w->file : "weights", w->name, (long long)bad, (double)Q8_MAX_ABS);
+                         w->file ? w->file : "weights", w->name, (long long)first_bad, (double)Q8_MAX_ABS);
     }
     return true;
 }
@@ -302,27 +328,45 @@ static void act_token_avx512(Q8Act *a, const float *x, int64_t t) {
 }
 #endif
 
-void q8_quantize_act_with(Q8Kernel k, Q8Act *a, const float *x, int64_t T, int64_t in) {
+typedef struct {
+    Q8Act *a;
+    const float *x;
+    Q8Kernel k;
+} Quantize;
+
+#define ACT_TOKENS 8 /* tokens per task of q8_quantize_act */
+
+static void quantize_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    const Quantize *qz = ctx;
+    Q8Act *a = qz->a;
+    for (int64_t t = task * ACT_TOKENS; t < (task + 1) * ACT_TOKENS && t < a->T; t++) {
+#if HAVE_AVX512
+        if (qz->k == Q8_AVX512) {
+            act_token_avx512(a, qz->x + t * a->in, t);
+            continue;
+        }
+#endif
+        act_token_portable(a, qz->x + t * a->in, t);
+    }
+}
+
+void q8_quantize_act_with(Q8Act *a, const float *x, int64_t T, int64_t in, Q8Kernel k) {
     if (T > a->max_tokens || in > a->max_in)
         die("q8_quantize_act: %lld tokens of %lld numbers, room for %lld of %lld", (long long)T,
             (long long)in, (long long)a->max_tokens, (long long)a->max_in);
     a->T = T, a->in = in, a->groups = q8_groups(in);
-    /* A token's quantization is tiny next to the product; threads only pay off for many. */
-#pragma omp parallel for schedule(static) if (T >= 16)
-    for (int64_t t = 0; t < T; t++) {
-#if HAVE_AVX512
-        if (k == Q8_AVX512) {
-            act_token_avx512(a, x + t * in, t);
-            continue;
-        }
-#endif
-        (void)k;
-        act_token_portable(a, x + t * in, t);
-    }
+    Quantize qz = {a, x, k};
+    /* a token takes about a microsecond: one task for a few tokens, tasks of 8 for many */
+    int64_t tasks = (T + ACT_TOKENS - 1) / ACT_TOKENS;
+    if (tasks == 1)
+        quantize_task(&qz, 0, 0);
+    else
+        pool_run(tasks, quantize_task, &qz);
 }
 
 void q8_quantize_act(Q8Act *a, const float *x, int64_t T, int64_t in) {
-    q8_quantize_act_with(q8_best_kernel, a, x, T, in);
+    q8_quantize_act_with(a, x, T, in, q8_best_kernel);
 }
 
 /* ------------------------------------------------------------------------------------
@@ -362,31 +406,55 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
         for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
     for (int64_t g = 0; g < groups; g++) {
         __m512i d[MAX_BLOCKS][PRE_TOKENS]; /* this group's integer sums */
-#pragma GCC unroll 2
-        for (int p = 0; p < P; p++) {
-#pragma GCC unroll 4
-            for (int c = 0; c < C; c++) {
-                __m512i start = _mm512_set1_epi32(xc[(c * P + p) * groups + g]);
+        if (C == 1 && P == 2) {
+            /* One token, two planes: the hi and lo sums side by side, from the same weight
+             * loads, as two chains of 8 instead of one of 17 (decode has the registers, and
+             * a shorter chain lets the core run further ahead of memory). */
+            const int8_t *xh = xq + g * Q8_GROUP, *xl = xq + (groups + g) * Q8_GROUP;
+            __m512i hi[MAX_BLOCKS], lo[MAX_BLOCKS];
 #pragma GCC unroll 8
-                for (int r = 0; r < R; r++)
-                    d[r][c] =
-                        p == 0 ? start
-                               : _mm512_add_epi32(_mm512_mullo_epi32(d[r][c], _mm512_set1_epi32(255)), start);
-            }
+            for (int r = 0; r < R; r++)
+                hi[r] = _mm512_set1_epi32(xc[g]), lo[r] = _mm512_set1_epi32(xc[groups + g]);
 #pragma GCC unroll 8
             for (int s = 0; s < STEPS; s++) {
-                __m512i wv[MAX_BLOCKS];
+                __m512i vh = _mm512_set1_epi32(load_i32(xh + s * 4)),
+                        vl = _mm512_set1_epi32(load_i32(xl + s * 4));
 #pragma GCC unroll 8
-                for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
-#pragma GCC unroll 4
-                for (int c = 0; c < C; c++) {
-                    const int8_t *xg = xq + ((c * P + p) * groups + g) * Q8_GROUP;
-                    __m512i xv = _mm512_set1_epi32(load_i32(xg + s * 4));
-#pragma GCC unroll 8
-                    for (int r = 0; r < R; r++) d[r][c] = _mm512_dpbusd_epi32(d[r][c], wv[r], xv);
+                for (int r = 0; r < R; r++) {
+                    __m512i wv = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
+                    hi[r] = _mm512_dpbusd_epi32(hi[r], wv, vh);
+                    lo[r] = _mm512_dpbusd_epi32(lo[r], wv, vl);
                 }
             }
-        }
+#pragma GCC unroll 8
+            for (int r = 0; r < R; r++)
+                d[r][0] = _mm512_add_epi32(_mm512_mullo_epi32(hi[r], _mm512_set1_epi32(255)), lo[r]);
+        } else
+#pragma GCC unroll 2
+            for (int p = 0; p < P; p++) {
+#pragma GCC unroll 4
+                for (int c = 0; c < C; c++) {
+                    __m512i start = _mm512_set1_epi32(xc[(c * P + p) * groups + g]);
+#pragma GCC unroll 8
+                    for (int r = 0; r < R; r++)
+                        d[r][c] = p == 0 ? start
+                                         : _mm512_add_epi32(
+                                               _mm512_mullo_epi32(d[r][c], _mm512_set1_epi32(255)), start);
+                }
+#pragma GCC unroll 8
+                for (int s = 0; s < STEPS; s++) {
+                    __m512i wv[MAX_BLOCKS];
+#pragma GCC unroll 8
+                    for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
+#pragma GCC unroll 4
+                    for (int c = 0; c < C; c++) {
+                        const int8_t *xg = xq + ((c * P + p) * groups + g) * Q8_GROUP;
+                        __m512i xv = _mm512_set1_epi32(load_i32(xg + s * 4));
+#pragma GCC unroll 8
+                        for (int r = 0; r < R; r++) d[r][c] = _mm512_dpbusd_epi32(d[r][c], wv[r], xv);
+                    }
+                }
+            }
 #pragma GCC unroll 8
         for (int r = 0; r < R; r++) {
             __m512 sw = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)group_s(wb[r], g)));
@@ -562,47 +630,83 @@ static void tokens_of(const Tiles *k, const Job *j, int64_t b0, int64_t bstep, i
     }
 }
 
-/* Tokens [t0, t1) of the whole blocks [first, last): tiles of neighbouring blocks, whose
- * integers stay in the core's cache while the tokens pass by; then the blocks left over. */
-static void blocks_of(const Tiles *k, const Job *j, int64_t first, int64_t last, int64_t t0, int64_t t1) {
-    int64_t b = first;
-    for (; b + k->pre_blocks <= last; b += k->pre_blocks)
-        tokens_of(k, j, b, 1, k->pre_blocks, 0xFFFF, t0, t1);
-    for (; b < last; b++) tokens_of(k, j, b, 1, 1, 0xFFFF, t0, t1);
+/* The work is cut into tasks, which the workers take one at a time (kernels/pool.h):
+ *
+ *   one token:  tasks of about TASK_BYTES of W (as kernels/linear.c). A task cuts its
+ *               blocks into DEC_BLOCKS equal parts and goes through them side by side:
+ *               tile i takes block i of every part, so that each part is read front to
+ *               back as one long stream; the blocks left over go one at a time;
+ *   T tokens:   a task is PRE_BLOCKS neighbouring blocks (their integers stay in the
+ *               core's cache while the tokens pass by) times a range of tokens: all of
+ *               them, or, when there are too few blocks to keep every worker busy
+ *               (in_proj_a has one block), a share of them.
+ * The short last block of W (out not a multiple of 16) goes alone, with only its rows'
+ * lanes stored. Every output is computed whole by one tile, the same way whatever the
+ * tasks, so the cut changes nothing in the result. */
+#define TASK_BYTES (256 << 10)
+
+typedef struct {
+    const Tiles *k;
+    Job job;
+    int64_t full;            /* whole blocks (the short last one, if any, is block `full`) */
+    uint32_t tail_mask;      /* its rows' lanes; 0: there is none */
+    int64_t blocks_per_task; /* one token: a multiple of DEC_BLOCKS; T tokens: PRE_BLOCKS */
+    int64_t block_tasks, tokens_per_task;
+} Walk;
+
+static void decode_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    const Walk *wk = ctx;
+    const Tiles *k = wk->k;
+    int64_t first = task * wk->blocks_per_task;
+    int64_t last = first + wk->blocks_per_task < wk->full ? first + wk->blocks_per_task : wk->full;
+    int64_t part = (last - first) / k->dec_blocks; /* blocks per part */
+    for (int64_t i = 0; i < part; i++) k->dec(&wk->job, first + i, part, 0, 0xFFFF);
+    for (int64_t b = first + k->dec_blocks * part; b < last; b++) k->one[1](&wk->job, b, 1, 0, 0xFFFF);
+    if (wk->tail_mask && last == wk->full) k->one[1](&wk->job, wk->full, 1, 0, wk->tail_mask);
 }
 
-void q8_linear_with(Q8Kernel kind, const Q8Weights *w, const Q8Act *a, float *y) {
-    if (a->in != w->in)
-        die("q8_linear: activations of %lld numbers for rows of %lld", (long long)a->in, (long long)w->in);
-    const Tiles *k = tiles_for(kind, a->planes);
-    Job job = {w, a, y};
-    int64_t T = a->T, blocks = w->blocks;
-    /* the last block may be short: it goes alone, with only its rows' lanes stored */
-    int64_t tail = w->out % Q8_BLOCK_ROWS ? 1 : 0, full = blocks - tail;
-    uint32_t tail_mask = (1u << (w->out % Q8_BLOCK_ROWS)) - 1;
-#pragma omp parallel
-    {
-        int n = omp_get_num_threads(), id = omp_get_thread_num();
-        if (T > 1 && blocks < (int64_t)k->pre_blocks * n) {
-            /* Too few blocks to go round (in_proj_a has one): the threads share the tokens. */
-            int64_t t0 = T * id / n, t1 = T * (id + 1) / n;
-            blocks_of(k, &job, 0, full, t0, t1);
-            if (tail) tokens_of(k, &job, full, 1, 1, tail_mask, t0, t1);
-        } else {
-            int64_t first = full * id / n, last = full * (id + 1) / n; /* this thread's blocks */
-            if (T == 1) {
-                /* One token: the thread's blocks in R equal parts, and tile i takes block i
-                 * of every part, so that each part is read front to back as one long
-                 * stream (as kernels/linear.c does, and for the same reason). */
-                int R = k->dec_blocks;
-                int64_t part = (last - first) / R;
-                for (int64_t i = 0; i < part; i++) k->dec(&job, first + i, part, 0, 0xFFFF);
-                for (int64_t b = first + R * part; b < last; b++) k->one[1](&job, b, 1, 0, 0xFFFF);
-            } else
-                blocks_of(k, &job, first, last, 0, T);
-            if (tail && id == n - 1) tokens_of(k, &job, full, 1, 1, tail_mask, 0, T);
-        }
+static void prefill_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    const Walk *wk = ctx;
+    const Tiles *k = wk->k;
+    int64_t T = wk->job.a->T;
+    int64_t first = task % wk->block_tasks * wk->blocks_per_task;
+    int64_t last = first + wk->blocks_per_task < wk->full ? first + wk->blocks_per_task : wk->full;
+    int64_t t0 = task / wk->block_tasks * wk->tokens_per_task;
+    int64_t t1 = t0 + wk->tokens_per_task < T ? t0 + wk->tokens_per_task : T;
+    if (last - first == k->pre_blocks)
+        tokens_of(k, &wk->job, first, 1, k->pre_blocks, 0xFFFF, t0, t1);
+    else
+        for (int64_t b = first; b < last; b++) tokens_of(k, &wk->job, b, 1, 1, 0xFFFF, t0, t1);
+    if (wk->tail_mask && last == wk->full) tokens_of(k, &wk->job, wk->full, 1, 1, wk->tail_mask, t0, t1);
+}
+
+void q8_linear_with(const Q8Act *x, const Q8Weights *w, float *y, Q8Kernel kind) {
+    if (x->in != w->in)
+        die("q8_linear: activations of %lld numbers for rows of %lld", (long long)x->in, (long long)w->in);
+    Walk wk = {.k = tiles_for(kind, x->planes), .job = {w, x, y}};
+    int64_t T = x->T;
+    wk.tail_mask = (1u << (w->out % Q8_BLOCK_ROWS)) - 1;
+    wk.full = w->blocks - (wk.tail_mask ? 1 : 0);
+    if (T == 1) {
+        int64_t per = TASK_BYTES / q8_block_bytes(w);
+        per -= per % wk.k->dec_blocks;
+        wk.blocks_per_task = per > wk.k->dec_blocks ? per : wk.k->dec_blocks;
+        int64_t tasks = (wk.full + wk.blocks_per_task - 1) / wk.blocks_per_task;
+        pool_run(tasks > 0 ? tasks : 1, decode_task, &wk);
+        return;
     }
+    wk.blocks_per_task = wk.k->pre_blocks;
+    wk.block_tasks = (wk.full + wk.blocks_per_task - 1) / wk.blocks_per_task;
+    if (wk.block_tasks == 0) wk.block_tasks = 1; /* W is one short block */
+    /* Enough tasks for 4 per worker, the tokens shared out in whole tiles if need be. */
+    int64_t token_tasks = (4 * pool_threads() + wk.block_tasks - 1) / wk.block_tasks;
+    int64_t tiles = (T + PRE_TOKENS - 1) / PRE_TOKENS;
+    if (token_tasks > tiles) token_tasks = tiles;
+    wk.tokens_per_task = (tiles + token_tasks - 1) / token_tasks * PRE_TOKENS;
+    token_tasks = (T + wk.tokens_per_task - 1) / wk.tokens_per_task;
+    pool_run(wk.block_tasks * token_tasks, prefill_task, &wk);
 }
 
-void q8_linear(const Q8Weights *w, const Q8Act *a, float *y) { q8_linear_with(q8_best_kernel, w, a, y); }
+void q8_linear(const Q8Act *x, const Q8Weights *w, float *y) { q8_linear_with(x, w, y, q8_best_kernel); }

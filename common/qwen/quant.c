@@ -68,7 +68,7 @@ void q8_quantize_act_row(const float *x, int64_t n, Q8ActRange range, int16_t *a
     }
 }
 
-float q8_dot_ref(const int8_t *q, const uint16_t *scale, const float *x, int64_t n, Q8ActRange range) {
+float q8_dot_ref(const float *x, const int8_t *q, const uint16_t *scale, int64_t n, Q8ActRange range) {
     float acc = 0.0f;
     for (int64_t g = 0; g * Q8_GROUP < n; g++) {
         const float *xg = x + g * Q8_GROUP;
@@ -84,10 +84,10 @@ float q8_dot_ref(const int8_t *q, const uint16_t *scale, const float *x, int64_t
     return acc;
 }
 
-void q8_linear_ref(const int8_t *q, const uint16_t *scale, int64_t out, int64_t in, const float *x, int64_t T,
+void q8_linear_ref(const float *x, const int8_t *q, const uint16_t *scale, int64_t T, int64_t in, int64_t out,
                    Q8ActRange range, float *y) {
     int64_t groups = q8_groups(in);
     for (int64_t t = 0; t < T; t++)
         for (int64_t o = 0; o < out; o++)
-            y[t * out + o] = q8_dot_ref(q + o * in, scale + o * groups, x + t * in, in, range);
+            y[t * out + o] = q8_dot_ref(x + t * in, q + o * in, scale + o * groups, in, range);
 }

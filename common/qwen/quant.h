@@ -116,14 +116,14 @@ void q8_quantize_act_row(const float *x, int64_t n, Q8ActRange range, int16_t *a
 float q8_act_scale(const float *x, int n, Q8ActRange range);
 uint16_t q8_weight_scale(const float *w, int n);
 
-/* y = Σ_g (sw_g · sx_g) · d_g for one weight row (q, scale) and one token x, both of n
+/* y = Σ_g (sw_g · sx_g) · d_g for one token x and one weight row (q, scale), both of n
  * numbers: x is quantized group by group, then the sums run in the order above. */
-float q8_dot_ref(const int8_t *q, const uint16_t *scale, const float *x, int64_t n, Q8ActRange range);
+float q8_dot_ref(const float *x, const int8_t *q, const uint16_t *scale, int64_t n, Q8ActRange range);
 
-/* Y[t][o] = q8_dot_ref(row o of W, token t), the formula loop by loop.
- * q: [out, in], scale: [out, ⌈in/32⌉] (row o's scales at scale + o·⌈in/32⌉);
- * x: [T, in], y: [T, out]. Slow; for tests and for reading. */
-void q8_linear_ref(const int8_t *q, const uint16_t *scale, int64_t out, int64_t in, const float *x, int64_t T,
+/* Y[t][o] = q8_dot_ref(token t, row o of W), the formula loop by loop.
+ * x: [T, in]; q: [out, in], scale: [out, ⌈in/32⌉] (row o's scales at scale + o·⌈in/32⌉);
+ * y: [T, out]. Slow; for tests and for reading. */
+void q8_linear_ref(const float *x, const int8_t *q, const uint16_t *scale, int64_t T, int64_t in, int64_t out,
                    Q8ActRange range, float *y);
 
 /* ---- the fast path (kernels/quant.c) ----------------------------------------------
@@ -193,7 +193,8 @@ void q8_act_free(Q8Act *a);
 
 /* The kernels, chosen at compile time: AVX-512 VNNI where the compiler targets it, else
  * AVX2, else plain C. Every one that the compiler can build is built, so that the tests
- * hold each of them to the reference. */
+ * hold each of them to the reference (the *_with functions take it as their last
+ * argument; q8_quantize_act has no AVX2 form of its own and uses plain C there). */
 typedef enum { Q8_PORTABLE, Q8_AVX2, Q8_AVX512 } Q8Kernel;
 extern const Q8Kernel q8_best_kernel;
 bool q8_kernel_built(Q8Kernel k);
@@ -202,19 +203,20 @@ const char *q8_kernel_name(Q8Kernel k); /* "portable C", "AVX2", "AVX-512 VNNI" 
 /* x: [T, in] -> a (T <= a->max_tokens, in <= a->max_in). Token t's integers and scales
  * are those of q8_quantize_act_row(x + t·in, in, a->range, ...), bit for bit. */
 void q8_quantize_act(Q8Act *a, const float *x, int64_t T, int64_t in);
-void q8_quantize_act_with(Q8Kernel k, Q8Act *a, const float *x, int64_t T, int64_t in);
+void q8_quantize_act_with(Q8Act *a, const float *x, int64_t T, int64_t in, Q8Kernel k);
 
-/* Y[t][o] = the q8_linear_ref formula, bit for bit, for the a->T tokens in a.
- * y: [a->T, w->out]; a->in == w->in. Splits the rows over the OpenMP threads; the
- * result does not depend on their number, nor on T (row t of a batch equals the call
- * with token t alone). No allocation. */
-void q8_linear(const Q8Weights *w, const Q8Act *a, float *y);
-void q8_linear_with(Q8Kernel k, const Q8Weights *w, const Q8Act *a, float *y);
+/* Y[t][o] = the q8_linear_ref formula, bit for bit, for the x->T tokens in x.
+ * y: [x->T, w->out]; x->in == w->in. The work goes to the pool's workers
+ * (kernels/pool.h); the result depends neither on their number nor on T (row t of a
+ * batch equals the call with token t alone). No allocation. */
+void q8_linear(const Q8Act *x, const Q8Weights *w, float *y);
+void q8_linear_with(const Q8Act *x, const Q8Weights *w, float *y, Q8Kernel k);
 
-/* Quantizes x [T, in] into a, then y = W x: what a layer calls for one projection. */
-static inline void q8_project(const Q8Weights *w, const float *x, int64_t T, float *y, Q8Act *a) {
+/* Quantizes x [T, in] into the buffer a, then y = W x: what a layer calls for one
+ * projection. x: [T, w->in], y: [T, w->out]. */
+static inline void q8_project(Q8Act *a, const float *x, const Q8Weights *w, int64_t T, float *y) {
     q8_quantize_act(a, x, T, w->in);
-    q8_linear(w, a, y);
+    q8_linear(a, w, y);
 }
 
 #endif
