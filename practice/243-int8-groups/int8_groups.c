@@ -9,7 +9,7 @@ void quantize_q8(const float *w, int n, int8_t *q, float *scale) {
      *       q[i] = w[i] / scale 四舍五入到最近的整数（正好一半时取偶数）；scale 为 0 时 q 全是 0。 */
 }
 
-float dot_q8(const int8_t *q, const float *scale, const float *x, int n) {
+float dot_q8(const float *x, const int8_t *q, const float *scale, int n) {
     /* TODO: 每组先算整数和 q[i] · x[i] 的和，再乘这一组的 scale，各组加起来。 */
     return 0.0f;
 }

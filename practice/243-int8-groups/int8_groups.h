@@ -10,7 +10,7 @@
  * the scale is 0).  w: [n] -> q: [n], scale: [n / 32]; n is a multiple of 32. */
 void quantize_q8(const float *w, int n, int8_t *q, float *scale);
 
-/* Σ_g scale[g] · Σ_{i in group g} q[i] · x[i].  q: [n], scale: [n / 32], x: [n]. */
-float dot_q8(const int8_t *q, const float *scale, const float *x, int n);
+/* Σ_g scale[g] · Σ_{i in group g} q[i] · x[i].  x: [n]; q: [n], scale: [n / 32]. */
+float dot_q8(const float *x, const int8_t *q, const float *scale, int n);
 
 #endif

@@ -16,7 +16,7 @@ void quantize_q8(const float *w, int n, int8_t *q, float *scale) {
     }
 }
 
-float dot_q8(const int8_t *q, const float *scale, const float *x, int n) {
+float dot_q8(const float *x, const int8_t *q, const float *scale, int n) {
     float sum = 0.0f;
     for (int g = 0; g < n / GROUP; g++) {
         float part = 0.0f; /* Σ q · x over the group, then one multiply by its scale */

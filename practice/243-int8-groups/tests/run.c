@@ -13,7 +13,7 @@ static void run(const float *w0, const float *x0, int n) {
     for (int i = 0; i < n; i++) qi[i] = q[i];
     pt_out_ints("q", qi, (size_t)n);
     pt_out_floats("scale", scale, (size_t)n / GROUP);
-    float y = dot_q8(q, scale, x, n);
+    float y = dot_q8(x, q, scale, n);
     pt_out_floats("y", &y, 1);
 }
 
