@@ -430,9 +430,10 @@ static const char *range_name(Q8ActRange r) { return r == Q8_ACT8 ? "Q8_ACT8" : 
 
 /* Sizes around the kernels' edges. out: below, at and past one block of 16 rows, and
  * 100, 112, 144, 161 (6 to 10 blocks: whole 3-block tiles, blocks left over and a short
- * last block, cut between 2 threads); in: below, at and past one group, not a multiple
- * of 32 (the short last group is padded); T = 1 .. 17 (every count of whole 4-token
- * tiles and what is left) and 139. */
+ * last block; with so few blocks, a call of several tokens also shares the tokens out
+ * among its tasks); in: below, at and past one group, not a multiple of 32 (the short
+ * last group is padded); T = 1 .. 17 (every count of whole 4-token tiles and what is
+ * left) and 139. */
 static const int64_t case_out[] = {1, 15, 16, 17, 49, 100, 112, 144, 161};
 static const int64_t case_in[] = {1, 31, 32, 33, 64, 100, 257};
 

@@ -50,7 +50,7 @@
  * (|d_g| ≤ 32·127·32385 < 2^31, rounded to float32 above 2^24; sw_g · sx_g is one
  * float32 product; fma rounds once). The reference functions below do exactly this;
  * the kernels (kernels/quant.c) do it for 16 rows at a time, one row per vector lane,
- * and so give the same bits whatever the number of threads or of tokens in a call.
+ * and so give the same bits whatever the number of workers or of tokens in a call.
  * An activation group holding a NaN or an infinity gets a NaN scale (and a = 0), so
  * every output of that token is NaN, as float arithmetic would have made it; a scale
  * that float32 rounds below max|x| / (range + 0.5) (among its denormals only, for
@@ -69,10 +69,10 @@
  *     weights alone (7.3e-3). Q8_ACT16 sends hi and lo through the same instruction
  *     one after the other and adds the sums as 255·d_hi + d_lo, exactly: the error of
  *     the weights alone (7.3e-3), for twice the integer work in a prompt. Decoding
- *     reads memory, not arithmetic, and runs at the same speed with either. A model
- *     whose prefill and decode must agree bit for bit uses one range for both;
- *   - groups of 32: groups of 64 or 128 would save scales (0.5% of the bytes) and a
- *     little float work, for 32% or 76% more error (1.44e-2, 1.92e-2);
+ *     reads memory, not arithmetic: there Q8_ACT16 costs a few percent at most. A
+ *     model whose prefill and decode must agree bit for bit uses one range for both;
+ *   - groups of 32: groups of 64 or 128 would read 3% or 4% fewer bytes (fewer scales)
+ *     and do a little less float work, for 32% or 76% more error (1.44e-2, 1.92e-2);
  *   - fp16 scales: 34 bytes per 32 weights instead of 36 with float32, 6% less to read
  *     per token, and no measurable error (1.089e-2 either way).
  */
