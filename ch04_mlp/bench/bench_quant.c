@@ -11,16 +11,22 @@
  *              int8 dot-product instruction the kernel uses (measured here too: 64
  *              multiply-adds per instruction, so 4× the float32 peak where it runs at the
  *              same rate).
- * Every 8-bit figure includes quantizing the activations (q8_project), as a layer pays
- * for it. The BF16 kernels (linear, linear_batch) are timed on the same shapes.
+ * The 8-bit layer is timed with both ranges of activations (quant.h: Q8_ACT8, int8;
+ * Q8_ACT16, two bytes), each figure including the quantization of the activations
+ * (q8_project), as a layer pays for it. The BF16 kernels (linear, linear_batch) are
+ * timed on the same shapes.
  *
  * Weights are random bytes: speed does not depend on values.
  * Each figure is a median over rounds; each round times every shape once, so a burst of
- * load from elsewhere spoils one round of everything rather than one shape.
+ * load from elsewhere spoils one round of everything rather than one shape. On a shared
+ * machine the read bandwidth itself moves from round to round, so a kernel's share of
+ * it can come out a little above 100%.
  *
  * At the end, the projections of a whole token (18 DeltaNet layers, 6 attention layers,
  * 24 MLPs and the output head) are added up: the time the matrix products alone need,
- * which bounds the model's speed from above.
+ * which bounds the model's speed from above; and a table of what each variant of the
+ * format costs in accuracy (--accuracy prints only that), behind the choices quant.h
+ * makes.
  *
  *   make bench      or      ./build/ch04_mlp/bench/bench_quant [--quick | --accuracy]
  */
