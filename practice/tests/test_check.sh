@@ -15,7 +15,7 @@ demo="${BINDIR:-}practice/judge"
 PRACTICE_WORKSPACE="${BUILD:-build}/practice-check" "$demo" --color=never check >"$out" 2>"$err"
 rc=$?
 tail -n 1 "$out"
-if [ $rc -eq 0 ] && grep -q "^check 通过：20 道练习" "$out"; then ok "judge check: every exercise"
+if [ $rc -eq 0 ] && grep -q "^check 通过：21 道练习" "$out"; then ok "judge check: every exercise"
 else
     fail "judge check: exit status $rc"
     grep -A4 "✗" "$out" | head -n 40

@@ -120,7 +120,7 @@ one_error "not started" "还没有开始第 231 题：先运行"
 # ---- a learner's session --------------------------------------------------------------------
 export PRACTICE_WORKSPACE="$tmp/ws"
 judge 0 list
-says "list" "手写 Transformer · C 练习" "0 / 20 通过" "第 1 章 权重 weights" "第 7 章 Gated DeltaNet" \
+says "list" "手写 Transformer · C 练习" "0 / 21 通过" "第 1 章 权重 weights" "第 7 章 Gated DeltaNet" \
     "· 206  Gated DeltaNet 的逐 token 递推" "下一题 next：" "start 211"
 judge 0 start 231
 says "start" "231. 零中心的 RMSNorm" "## 要写的函数" "void rmsnorm(" "起始代码已经复制到" "judge test 231"
@@ -132,12 +132,12 @@ judge 0 start 231
 says "start again" "你的文件已经在了，没有覆盖"
 grep -q "my work" "$ws" && ok "start again: the learner's work is kept" || fail "start again: work overwritten"
 judge 0 list
-says "list after a failure" "✗ 231" "0 / 20 通过"
+says "list after a failure" "✗ 231" "0 / 21 通过"
 cp $sub/231_correct.c "$ws"
 judge 0 test 231
 says "accepted in the workspace" "通过：7 / 7 个用例通过" "下一题 next："
 judge 0 list
-says "list after a pass" "✓ 231" "1 / 20 通过" "第 3 章 归一化 norm" "1 / 3"
+says "list after a pass" "✓ 231" "1 / 21 通过" "第 3 章 归一化 norm" "1 / 3"
 grep -q "^231 passed" "$PRACTICE_WORKSPACE/progress.txt" && ok "progress: 231 passed" || fail "progress file"
 
 judge 0 hint 231

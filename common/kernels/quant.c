@@ -1,0 +1,712 @@
+/* kernels/quant.c — the fast paths of the 8-bit linear layer: q8_quantize_act() and
+ * q8_linear(), and q8_pack(), which lays the weights out for them.
+ *
+ * Speed code. The formula and its plain loops are in qwen/quant.c; the tests
+ * (ch04_mlp/tests/test_quant.c) hold every function here to them bit for bit.
+ *
+ * How the fast path is laid out
+ * -----------------------------
+ * W is packed in blocks of 16 rows (quant.h): for each group of 32 numbers, 8 steps of
+ * 64 bytes, lane r of a step holding 4 numbers of row r. A "tile" is R blocks of W times
+ * C tokens. It walks the groups in order; for each group it
+ *
+ *   1. starts one integer sum per (block, token) — 16 lanes, one per row — at
+ *      −128 · Σ a (the weights are stored as q + 128: what the extra 128 adds, taken
+ *      off in advance), then adds 8 steps of vpdpbusd: each adds, in every lane, the 4
+ *      products of that lane's 4 weights with the token's 4 bytes at that step
+ *      (broadcast to every lane). After the 8 steps lane r holds d_g of row r, exactly.
+ *      With Q8_ACT16 the token has two planes of bytes, hi and lo: the sums of the hi
+ *      plane are multiplied by 255, then the lo plane's 8 steps add on, and the lane
+ *      holds Σ q · (255·hi + lo) = d_g, exactly again;
+ *   2. folds it into the row's float sum: acc = fma((float)d_g, sw_g · sx_g, acc), the
+ *      order quant.h prescribes.
+ *
+ * Each row stays in its own lane from start to end, so no sums are ever added across
+ * lanes, and a row's result is the same whatever tile, token group or worker computes
+ * it: bit for bit the reference's, for any T and any number of workers.
+ *
+ *   one token (decode):  the time is that of reading W. Tiles of 4 blocks × 1 token,
+ *                        the 4 blocks taken from 4 distant parts of a task's share, so
+ *                        that each part is read front to back as one long stream
+ *                        (kernels/linear.c does the same with rows). The arithmetic
+ *                        has 2 to 5 times more room than memory needs (from the cache,
+ *                        one core runs through ~75 GB/s of integers with Q8_ACT8, ~65
+ *                        with Q8_ACT16).
+ *   T tokens (prefill):  tiles of 3 blocks × 4 tokens: 12 integer sums per group step
+ *                        for 3 weight loads and 4 broadcasts; 12 integer and 12 float
+ *                        sums plus 3 weight vectors fill 27 of the 32 registers (every
+ *                        loop over them is unrolled, or they would live in memory). The
+ *                        3 blocks' weights (3 · 17 KB for in = 1024) stay in the core's
+ *                        cache while all the tokens pass by.
+ * How the work is cut into tasks for the pool's workers: above q8_linear_with below.
+ *
+ * AVX2 has no vpdpbusd: its vpmaddubsw multiplies unsigned by signed bytes too, but
+ * adds pairs of products into 16 bits, which 255 · 127 · 2 would overflow. The AVX2
+ * tile therefore takes |q| as the unsigned side and gives the token's byte the sign of
+ * q (vpsignb), so each pair stays within 2 · 127 · 127; then vpmaddwd adds pairs into
+ * 32 bits. Same integers, same float steps, same bits. The plain-C tile does the same
+ * arithmetic in loops the compiler vectorises as it can.
+ */
+#include "qwen/quant.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "kernels/pool.h"
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__) &&     \
+    defined(__F16C__)
+#define HAVE_AVX512 1
+#else
+#define HAVE_AVX512 0
+#endif
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define HAVE_AVX2 1
+#else
+#define HAVE_AVX2 0
+#endif
+#if HAVE_AVX512 || HAVE_AVX2
+#include <immintrin.h>
+#endif
+
+#define STEPS         (Q8_GROUP / 4)       /* vector steps per group: 4 numbers per lane */
+#define STEP_BYTES    (Q8_BLOCK_ROWS * 4)  /* one step of one block: 16 rows × 4 numbers */
+#define GROUP_BYTES   (STEPS * STEP_BYTES) /* one group of one block: 512 bytes */
+#define PAIR_BYTES    (2 * GROUP_BYTES + 2 * Q8_BLOCK_ROWS * 2) /* two groups and their 32 scales: 1088 */
+#define DEC_BLOCKS    4                                         /* blocks per tile, one token */
+#define PRE_BLOCKS    3                                         /* blocks per tile, several tokens */
+#define PRE_TOKENS    4                                         /* tokens per tile */
+#define MAX_BLOCKS    (PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS)
+#define ALWAYS_INLINE __attribute__((always_inline))
+_Static_assert(PAIR_BYTES == 1088, "q8_block_bytes() in quant.h counts 1088 bytes a pair");
+
+/* Group g of a block (the block's bytes start at `block`): its 512 bytes of integers,
+ * and its 16 scales, which follow the integers of its pair of groups. */
+static inline const uint8_t *group_q(const uint8_t *block, int64_t g) {
+    return block + (g >> 1) * PAIR_BYTES + (g & 1) * GROUP_BYTES;
+}
+static inline const uint16_t *group_s(const uint8_t *block, int64_t g) {
+    return (const uint16_t *)(block + (g >> 1) * PAIR_BYTES + 2 * GROUP_BYTES) + (g & 1) * Q8_BLOCK_ROWS;
+}
+
+const Q8Kernel q8_best_kernel = HAVE_AVX512 ? Q8_AVX512 : HAVE_AVX2 ? Q8_AVX2 : Q8_PORTABLE;
+
+bool q8_kernel_built(Q8Kernel k) {
+    return k == Q8_PORTABLE || (k == Q8_AVX2 && HAVE_AVX2) || (k == Q8_AVX512 && HAVE_AVX512);
+}
+
+const char *q8_kernel_name(Q8Kernel k) {
+    return k == Q8_AVX512 ? "AVX-512 VNNI" : k == Q8_AVX2 ? "AVX2" : "portable C";
+}
+
+/* ------------------------------------------------------------------------------------
+ * Packing (once, when the model is loaded)
+ * ------------------------------------------------------------------------------------ */
+
+/* Asks Linux for 2 MB pages under [p, p + bytes): reading W then needs 512 times fewer
+ * page-table entries, which the memory stream feels (a few percent on the big shapes).
+ * Only a hint: the pages come when the memory is first written, if the system has
+ * them, and nothing changes where it has not. */
+static void advise_huge_pages(void *p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    uintptr_t huge = (uintptr_t)2 << 20, first = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    uintptr_t last = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (last > first) madvise((void *)first, last - first, MADV_HUGEPAGE);
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
+static void packed_alloc(Q8Weights *p, int64_t out, int64_t in) {
+    p->out = out, p->in = in;
+    p->groups = q8_groups(in);
+    p->blocks = (out + Q8_BLOCK_ROWS - 1) / Q8_BLOCK_ROWS;
+    size_t bytes = (size_t)(p->blocks * q8_block_bytes(p));
+    p->data = xaligned_alloc(bytes);
+    advise_huge_pages(p->data, bytes);
+    memset(p->data, 0, bytes); /* the unused half of an odd last pair stays zero */
+}
+
+/* Row `row` of a block (q: [in], scale: [groups]; NULL for a padding row) into its lanes. */
+static void pack_row(Q8Weights *p, int64_t row, const int8_t *q, const uint16_t *scale) {
+    int64_t b = row / Q8_BLOCK_ROWS, r = row % Q8_BLOCK_ROWS;
+    for (int64_t g = 0; g < p->groups; g++) {
+        uint8_t *block = p->data + b * q8_block_bytes(p);
+        uint8_t *unit = (uint8_t *)group_q(block, g);
+        for (int i = 0; i < Q8_GROUP; i++) {
+            int64_t k = g * Q8_GROUP + i;
+            int v = q && k < p->in ? q[k] : 0;
+            unit[(i / 4) * STEP_BYTES + r * 4 + i % 4] = (uint8_t)(v + 128);
+        }
+        ((uint16_t *)group_s(block, g))[r] = scale ? scale[g] : 0;
+    }
+}
+
+/* Packing is cut into tasks of one block (16 rows) each. */
+typedef struct {
+    Q8Weights *p;
+    const int8_t *q;       /* q8_pack_quantized: [out, in] */
+    const uint16_t *scale; /* [out, groups] */
+    const Tensor *w;       /* q8_pack: W itself */
+    int64_t *bad;          /* q8_pack: [blocks], the block's first row that cannot be stored, or −1 */
+} Pack;
+
+static void pack_quantized_task(void *ctx, int64_t b, int worker) {
+    (void)worker;
+    const Pack *pk = ctx;
+    Q8Weights *p = pk->p;
+    for (int64_t row = b * Q8_BLOCK_ROWS; row < (b + 1) * Q8_BLOCK_ROWS; row++)
+        if (row < p->out)
+            pack_row(p, row, pk->q + row * p->in, pk->scale + row * p->groups);
+        else
+            pack_row(p, row, NULL, NULL);
+}
+
+void q8_pack_quantized(const int8_t *q, const uint16_t *scale, int64_t out, int64_t in, Q8Weights *p) {
+    packed_alloc(p, out, in);
+    Pack pk = {.p = p, .q = q, .scale = scale};
+    pool_run(p->blocks, pack_quantized_task, &pk);
+}
+
+static void pack_task(void *ctx, int64_t b, int worker) {
+    (void)worker;
+    const Pack *pk = ctx;
+    Q8Weights *p = pk->p;
+    int64_t in = p->in;
+    float *f = xmalloc((size_t)in * sizeof *f); /* one row at a time (packing happens once, at load) */
+    int8_t *q = xmalloc((size_t)in);
+    uint16_t *s = xmalloc((size_t)p->groups * sizeof *s);
+    pk->bad[b] = -1;
+    for (int64_t row = b * Q8_BLOCK_ROWS; row < (b + 1) * Q8_BLOCK_ROWS; row++) {
+        if (row >= p->out) {
+            pack_row(p, row, NULL, NULL);
+            continue;
+        }
+        tensor_read_f32(pk->w, row * in, in, f);
+        if (!q8_quantize_row(f, in, q, s)) {
+            if (pk->bad[b] < 0) pk->bad[b] = row;
+            continue;
+        }
+        pack_row(p, row, q, s);
+    }
+    free(f), free(q), free(s);
+}
+
+bool q8_pack(const Tensor *w, Q8Weights *p, Error *err) {
+    packed_alloc(p, w->shape[0], w->shape[1]);
+    int64_t *bad = xmalloc((size_t)p->blocks * sizeof *bad);
+    Pack pk = {.p = p, .w = w, .bad = bad};
+    pool_run(p->blocks, pack_task, &pk);
+    int64_t first_bad = -1; /* the first row that cannot be quantized, whichever worker saw it */
+    for (int64_t b = 0; b < p->blocks && first_bad < 0; b++) first_bad = bad[b];
+    free(bad);
+    if (first_bad >= 0) {
+        q8_free(p);
+        return error_set(err,
+                         "%s: %s row %lld holds a NaN, an infinity or a number above %g: "
+                         "cannot be stored as 8-bit groups",
+                         w->file ? w->file : "weights", w->name, (long long)first_bad, (double)Q8_MAX_ABS);
+    }
+    return true;
+}
+
+void q8_free(Q8Weights *p) {
+    free(p->data);
+    p->data = NULL;
+}
+
+void q8_packed_row(const Q8Weights *p, int64_t o, float *row) {
+    int64_t b = o / Q8_BLOCK_ROWS, r = o % Q8_BLOCK_ROWS;
+    for (int64_t g = 0; g < p->groups; g++) {
+        const uint8_t *block = p->data + b * q8_block_bytes(p);
+        const uint8_t *unit = group_q(block, g);
+        float s = f16_to_f32(group_s(block, g)[r]);
+        for (int i = 0; i < Q8_GROUP && g * Q8_GROUP + i < p->in; i++)
+            row[g * Q8_GROUP + i] = s * (float)((int)unit[(i / 4) * STEP_BYTES + r * 4 + i % 4] - 128);
+    }
+}
+
+/* ------------------------------------------------------------------------------------
+ * Activations
+ * ------------------------------------------------------------------------------------ */
+
+void q8_act_init(Q8Act *a, int64_t max_tokens, int64_t max_in, Q8ActRange range) {
+    a->range = range, a->planes = range == Q8_ACT8 ? 1 : 2;
+    a->max_tokens = max_tokens, a->max_in = max_in;
+    a->T = 0, a->in = 0, a->groups = 0;
+    int64_t groups = q8_groups(max_in);
+    a->q = xaligned_alloc((size_t)(max_tokens * a->planes * groups * Q8_GROUP));
+    a->scale = xaligned_alloc((size_t)(max_tokens * groups) * sizeof(float));
+    a->correction = xaligned_alloc((size_t)(max_tokens * a->planes * groups) * sizeof(int32_t));
+}
+
+void q8_act_free(Q8Act *a) {
+    free(a->q), free(a->scale), free(a->correction);
+    a->q = NULL, a->scale = NULL, a->correction = NULL;
+}
+
+/* a = 255·hi + lo with hi the integer nearest a / 255 (never a tie: a / 255 is never
+ * k + 1/2) and so |lo| ≤ 127; for |a| ≤ 32385, |hi| ≤ 127. */
+static inline int hi_of(int a) { return a + 127 >= 0 ? (a + 127) / 255 : -((254 - (a + 127)) / 255); }
+
+/* Token t's group g, its integers given (a: [len]): into the planes, with the padding
+ * and the corrections. */
+static void act_store(Q8Act *a, int64_t t, int64_t g, const int32_t *v, int len) {
+    int64_t G = a->groups;
+    int8_t *plane0 = a->q + (t * a->planes * G + g) * Q8_GROUP;
+    int32_t sum[2] = {0, 0};
+    for (int i = 0; i < Q8_GROUP; i++) {
+        int x = i < len ? v[i] : 0;
+        int hi = a->planes == 1 ? x : hi_of(x), lo = x - 255 * hi;
+        plane0[i] = (int8_t)hi, sum[0] += hi;
+        if (a->planes == 2) plane0[G * Q8_GROUP + i] = (int8_t)lo, sum[1] += lo;
+    }
+    for (int p = 0; p < a->planes; p++) a->correction[(t * a->planes + p) * G + g] = -128 * sum[p];
+}
+
+/* One token, plain C: the reference's q8_quantize_act_row, one group at a time. */
+static void act_token_portable(Q8Act *a, const float *x, int64_t t) {
+    for (int64_t g = 0; g < a->groups; g++) {
+        int len = a->in - g * Q8_GROUP < Q8_GROUP ? (int)(a->in - g * Q8_GROUP) : Q8_GROUP;
+        int16_t v[Q8_GROUP];
+        int32_t v32[Q8_GROUP];
+        q8_quantize_act_row(x + g * Q8_GROUP, len, a->range, v, a->scale + t * a->groups + g);
+        for (int i = 0; i < len; i++) v32[i] = v[i];
+        act_store(a, t, g, v32, len);
+    }
+}
+
+#if HAVE_AVX512
+/* One token with AVX-512: the same max, the same division and the same rounding to
+ * nearest even, 16 numbers at a time, so the same bits; then the planes as above. */
+static void act_token_avx512(Q8Act *a, const float *x, int64_t t) {
+    int64_t G = a->groups;
+    int8_t *plane0 = a->q + t * a->planes * G * Q8_GROUP;
+    for (int64_t g = 0; g < G; g++) {
+        int64_t left = a->in - g * Q8_GROUP; /* numbers of this group: 32, or fewer at the end */
+        __mmask16 m0 = left >= 16 ? 0xFFFF : (__mmask16)((1u << left) - 1);
+        __mmask16 m1 = left >= 32 ? 0xFFFF : left <= 16 ? 0 : (__mmask16)((1u << (left - 16)) - 1);
+        __m512 v0 = _mm512_maskz_loadu_ps(m0, x + g * Q8_GROUP);
+        __m512 v1 = _mm512_maskz_loadu_ps(m1, x + g * Q8_GROUP + 16);
+        /* 0x99: quiet NaN, signalling NaN, +inf, −inf */
+        bool finite = (_mm512_fpclass_ps_mask(v0, 0x99) | _mm512_fpclass_ps_mask(v1, 0x99)) == 0;
+        float max = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1)));
+        float s = NAN;
+        if (finite) {
+            s = max / (float)a->range;
+            if ((double)max > ((double)a->range + 0.5) * (double)s) s = nextafterf(s, INFINITY);
+        }
+        a->scale[t * G + g] = s;
+        __m512i q[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()}; /* a, 16 + 16 numbers */
+        if (finite && s != 0.0f) {
+            __m512 sv = _mm512_set1_ps(s);
+            q[0] = _mm512_cvt_roundps_epi32(_mm512_div_ps(v0, sv),
+                                            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            q[1] = _mm512_cvt_roundps_epi32(_mm512_div_ps(v1, sv),
+                                            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        }
+        __m512i hi[2] = {q[0], q[1]}, lo[2];
+        if (a->planes == 2)
+            for (int h = 0; h < 2; h++) {
+                /* hi: a / 255 to the nearest integer, in float32 (a is exact there, and
+                 * a / 255 is at least 1/510 away from a tie); lo: what is left */
+                __m512 f = _mm512_div_ps(_mm512_cvtepi32_ps(q[h]), _mm512_set1_ps(255.0f));
+                hi[h] = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                lo[h] = _mm512_sub_epi32(q[h], _mm512_mullo_epi32(hi[h], _mm512_set1_epi32(255)));
+            }
+        for (int p = 0; p < a->planes; p++) {
+            __m512i *v = p == 0 ? hi : lo;
+            int8_t *dst = plane0 + (p * G + g) * Q8_GROUP;
+            _mm_storeu_si128((__m128i *)dst, _mm512_cvtepi32_epi8(v[0]));
+            _mm_storeu_si128((__m128i *)(dst + 16), _mm512_cvtepi32_epi8(v[1]));
+            a->correction[(t * a->planes + p) * G + g] =
+                -128 * _mm512_reduce_add_epi32(_mm512_add_epi32(v[0], v[1]));
+        }
+    }
+}
+#endif
+
+typedef struct {
+    Q8Act *a;
+    const float *x;
+    Q8Kernel k;
+} Quantize;
+
+#define ACT_TOKENS 8 /* tokens per task of q8_quantize_act */
+
+static void quantize_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    const Quantize *qz = ctx;
+    Q8Act *a = qz->a;
+    for (int64_t t = task * ACT_TOKENS; t < (task + 1) * ACT_TOKENS && t < a->T; t++) {
+#if HAVE_AVX512
+        if (qz->k == Q8_AVX512) {
+            act_token_avx512(a, qz->x + t * a->in, t);
+            continue;
+        }
+#endif
+        act_token_portable(a, qz->x + t * a->in, t);
+    }
+}
+
+void q8_quantize_act_with(Q8Act *a, const float *x, int64_t T, int64_t in, Q8Kernel k) {
+    if (T > a->max_tokens || in > a->max_in)
+        die("q8_quantize_act: %lld tokens of %lld numbers, room for %lld of %lld", (long long)T,
+            (long long)in, (long long)a->max_tokens, (long long)a->max_in);
+    a->T = T, a->in = in, a->groups = q8_groups(in);
+    Quantize qz = {a, x, k};
+    /* a token takes about a microsecond: one task for a few tokens, tasks of 8 for many */
+    int64_t tasks = (T + ACT_TOKENS - 1) / ACT_TOKENS;
+    if (tasks == 1)
+        quantize_task(&qz, 0, 0);
+    else
+        pool_run(tasks, quantize_task, &qz);
+}
+
+void q8_quantize_act(Q8Act *a, const float *x, int64_t T, int64_t in) {
+    q8_quantize_act_with(a, x, T, in, q8_best_kernel);
+}
+
+/* ------------------------------------------------------------------------------------
+ * The tiles. A tile's R blocks are b0, b0 + bstep, ...; its C tokens t0 .. t0 + C − 1;
+ * its outputs for token t go to y[t·out + b·16 + lane], the lanes of `mask` only (the
+ * last block of W may be short). P is the activations' planes: 1 (Q8_ACT8) or 2
+ * (Q8_ACT16: the group's sums of the hi bytes, times 255, then plus the lo bytes').
+ * Token t's plane p of group g: a->q + ((t·P + p)·groups + g)·32.
+ * ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const Q8Weights *w;
+    const Q8Act *a;
+    float *y;
+} Job;
+
+static inline int32_t load_i32(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+#if HAVE_AVX512
+static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t bstep, int64_t t0,
+                                             __mmask16 mask, int R, int C, int P) {
+    int64_t groups = j->w->groups, out = j->w->out;
+    const uint8_t *wb[MAX_BLOCKS]; /* the tile's blocks */
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) wb[r] = j->w->data + (b0 + r * bstep) * q8_block_bytes(j->w);
+    const int8_t *xq = j->a->q + t0 * P * groups * Q8_GROUP;
+    const float *xs = j->a->scale + t0 * groups;
+    const int32_t *xc = j->a->correction + t0 * P * groups;
+    __m512 acc[MAX_BLOCKS][PRE_TOKENS]; /* float sums: one row per lane */
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+        for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
+    for (int64_t g = 0; g < groups; g++) {
+        __m512i d[MAX_BLOCKS][PRE_TOKENS]; /* this group's integer sums */
+        if (C == 1 && P == 2) {
+            /* One token, two planes: the hi and lo sums side by side, from the same weight
+             * loads, as two chains of 8 instead of one of 17 (decode has the registers, and
+             * a shorter chain lets the core run further ahead of memory). */
+            const int8_t *xh = xq + g * Q8_GROUP, *xl = xq + (groups + g) * Q8_GROUP;
+            __m512i hi[MAX_BLOCKS], lo[MAX_BLOCKS];
+#pragma GCC unroll 8
+            for (int r = 0; r < R; r++)
+                hi[r] = _mm512_set1_epi32(xc[g]), lo[r] = _mm512_set1_epi32(xc[groups + g]);
+#pragma GCC unroll 8
+            for (int s = 0; s < STEPS; s++) {
+                __m512i vh = _mm512_set1_epi32(load_i32(xh + s * 4)),
+                        vl = _mm512_set1_epi32(load_i32(xl + s * 4));
+#pragma GCC unroll 8
+                for (int r = 0; r < R; r++) {
+                    __m512i wv = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
+                    hi[r] = _mm512_dpbusd_epi32(hi[r], wv, vh);
+                    lo[r] = _mm512_dpbusd_epi32(lo[r], wv, vl);
+                }
+            }
+#pragma GCC unroll 8
+            for (int r = 0; r < R; r++)
+                d[r][0] = _mm512_add_epi32(_mm512_mullo_epi32(hi[r], _mm512_set1_epi32(255)), lo[r]);
+        } else
+#pragma GCC unroll 2
+            for (int p = 0; p < P; p++) {
+#pragma GCC unroll 4
+                for (int c = 0; c < C; c++) {
+                    __m512i start = _mm512_set1_epi32(xc[(c * P + p) * groups + g]);
+#pragma GCC unroll 8
+                    for (int r = 0; r < R; r++)
+                        d[r][c] = p == 0 ? start
+                                         : _mm512_add_epi32(
+                                               _mm512_mullo_epi32(d[r][c], _mm512_set1_epi32(255)), start);
+                }
+#pragma GCC unroll 8
+                for (int s = 0; s < STEPS; s++) {
+                    __m512i wv[MAX_BLOCKS];
+#pragma GCC unroll 8
+                    for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
+#pragma GCC unroll 4
+                    for (int c = 0; c < C; c++) {
+                        const int8_t *xg = xq + ((c * P + p) * groups + g) * Q8_GROUP;
+                        __m512i xv = _mm512_set1_epi32(load_i32(xg + s * 4));
+#pragma GCC unroll 8
+                        for (int r = 0; r < R; r++) d[r][c] = _mm512_dpbusd_epi32(d[r][c], wv[r], xv);
+                    }
+                }
+            }
+#pragma GCC unroll 8
+        for (int r = 0; r < R; r++) {
+            __m512 sw = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)group_s(wb[r], g)));
+#pragma GCC unroll 4
+            for (int c = 0; c < C; c++) {
+                __m512 s = _mm512_mul_ps(sw, _mm512_set1_ps(xs[c * groups + g]));
+                acc[r][c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d[r][c]), s, acc[r][c]);
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+        for (int c = 0; c < C; c++)
+            _mm512_mask_storeu_ps(j->y + (t0 + c) * out + (b0 + r * bstep) * Q8_BLOCK_ROWS, mask, acc[r][c]);
+}
+#endif
+
+#if HAVE_AVX2
+/* One block (two halves of 8 rows) × C tokens. */
+static inline ALWAYS_INLINE void tile_avx2(const Job *j, int64_t b0, int64_t bstep, int64_t t0,
+                                           __mmask16 mask, int R, int C, int P) {
+    (void)bstep;
+    (void)R; /* always one block */
+    int64_t groups = j->w->groups, out = j->w->out;
+    const uint8_t *wb = j->w->data + b0 * q8_block_bytes(j->w);
+    const int8_t *xq = j->a->q + t0 * P * groups * Q8_GROUP;
+    const float *xs = j->a->scale + t0 * groups;
+    const __m256i flip = _mm256_set1_epi8((char)0x80), ones = _mm256_set1_epi16(1);
+    __m256 acc[2][PRE_TOKENS];
+    for (int h = 0; h < 2; h++)
+        for (int c = 0; c < C; c++) acc[h][c] = _mm256_setzero_ps();
+    for (int64_t g = 0; g < groups; g++) {
+        __m256i d[2][PRE_TOKENS];
+        for (int h = 0; h < 2; h++)
+            for (int c = 0; c < C; c++) d[h][c] = _mm256_setzero_si256();
+        for (int p = 0; p < P; p++) {
+            if (p == 1) /* the hi bytes' sums become 255 times themselves, then the lo bytes add on */
+                for (int h = 0; h < 2; h++)
+                    for (int c = 0; c < C; c++) d[h][c] = _mm256_mullo_epi32(d[h][c], _mm256_set1_epi32(255));
+            for (int s = 0; s < STEPS; s++)
+                for (int h = 0; h < 2; h++) {
+                    __m256i q = _mm256_xor_si256(
+                        _mm256_load_si256((const __m256i *)(group_q(wb, g) + s * STEP_BYTES + h * 32)), flip);
+                    __m256i aq = _mm256_abs_epi8(q);
+                    for (int c = 0; c < C; c++) {
+                        const int8_t *xg = xq + ((c * P + p) * groups + g) * Q8_GROUP;
+                        __m256i xv = _mm256_set1_epi32(load_i32(xg + s * 4));
+                        __m256i pr = _mm256_maddubs_epi16(aq, _mm256_sign_epi8(xv, q));
+                        d[h][c] = _mm256_add_epi32(d[h][c], _mm256_madd_epi16(pr, ones));
+                    }
+                }
+        }
+        for (int h = 0; h < 2; h++) {
+            __m256 sw = _mm256_cvtph_ps(_mm_load_si128((const __m128i *)(group_s(wb, g) + h * 8)));
+            for (int c = 0; c < C; c++) {
+                __m256 s = _mm256_mul_ps(sw, _mm256_set1_ps(xs[c * groups + g]));
+                acc[h][c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d[h][c]), s, acc[h][c]);
+            }
+        }
+    }
+    for (int c = 0; c < C; c++) {
+        float lanes[Q8_BLOCK_ROWS];
+        _mm256_storeu_ps(lanes, acc[0][c]);
+        _mm256_storeu_ps(lanes + 8, acc[1][c]);
+        float *yc = j->y + (t0 + c) * out + b0 * Q8_BLOCK_ROWS;
+        for (int r = 0; r < Q8_BLOCK_ROWS; r++)
+            if (mask >> r & 1) yc[r] = lanes[r];
+    }
+}
+#endif
+
+/* One block × C tokens in plain C. */
+static inline ALWAYS_INLINE void tile_portable(const Job *j, int64_t b0, int64_t bstep, int64_t t0,
+                                               uint32_t mask, int R, int C, int P) {
+    (void)bstep;
+    (void)R; /* always one block */
+    int64_t groups = j->w->groups, out = j->w->out;
+    const uint8_t *wb = j->w->data + b0 * q8_block_bytes(j->w);
+    float acc[PRE_TOKENS][Q8_BLOCK_ROWS] = {{0}};
+    for (int64_t g = 0; g < groups; g++) {
+        float sw[Q8_BLOCK_ROWS];
+        for (int r = 0; r < Q8_BLOCK_ROWS; r++) sw[r] = f16_to_f32(group_s(wb, g)[r]);
+        const uint8_t *unit = group_q(wb, g);
+        for (int c = 0; c < C; c++) {
+            int32_t d[Q8_BLOCK_ROWS];
+            for (int p = 0; p < P; p++) {
+                const int8_t *xg = j->a->q + (((t0 + c) * P + p) * groups + g) * Q8_GROUP;
+                int32_t start = j->a->correction[((t0 + c) * P + p) * groups + g];
+                for (int r = 0; r < Q8_BLOCK_ROWS; r++) d[r] = p == 0 ? start : 255 * d[r] + start;
+                for (int s = 0; s < STEPS; s++)
+                    for (int r = 0; r < Q8_BLOCK_ROWS; r++)
+                        for (int k = 0; k < 4; k++)
+                            d[r] += (int32_t)unit[s * STEP_BYTES + r * 4 + k] * xg[s * 4 + k];
+            }
+            float sx = j->a->scale[(t0 + c) * groups + g];
+            for (int r = 0; r < Q8_BLOCK_ROWS; r++) acc[c][r] = fmaf((float)d[r], sw[r] * sx, acc[c][r]);
+        }
+    }
+    for (int c = 0; c < C; c++) {
+        float *yc = j->y + (t0 + c) * out + b0 * Q8_BLOCK_ROWS;
+        for (int r = 0; r < Q8_BLOCK_ROWS; r++)
+            if (mask >> r & 1) yc[r] = acc[c][r];
+    }
+}
+
+/* ------------------------------------------------------------------------------------
+ * The tiles as functions, one per (kernel, blocks, tokens), and the walk over them.
+ * ------------------------------------------------------------------------------------ */
+
+typedef void TileFn(const Job *j, int64_t b0, int64_t bstep, int64_t t0, uint32_t mask);
+
+typedef struct {
+    int dec_blocks, pre_blocks;  /* blocks per tile: one token, several */
+    TileFn *dec;                 /* dec_blocks × 1 */
+    TileFn *pre[PRE_TOKENS + 1]; /* pre_blocks × c tokens, c = 1 .. 4 */
+    TileFn *one[PRE_TOKENS + 1]; /* 1 block × c tokens: blocks left over, the short last one */
+} Tiles;
+
+#define DEFINE_TILE(name, impl, R, C, P)                                                                     \
+    static void name(const Job *j, int64_t b0, int64_t bstep, int64_t t0, uint32_t mask) {                   \
+        impl(j, b0, bstep, t0, mask, R, C, P);                                                               \
+    }
+#define DEFINE_TILES(name, impl, DEC, PRE, P)                                                                \
+    DEFINE_TILE(name##_dec, impl, DEC, 1, P)                                                                 \
+    DEFINE_TILE(name##_p1, impl, PRE, 1, P)                                                                  \
+    DEFINE_TILE(name##_p2, impl, PRE, 2, P)                                                                  \
+    DEFINE_TILE(name##_p3, impl, PRE, 3, P)                                                                  \
+    DEFINE_TILE(name##_p4, impl, PRE, 4, P)                                                                  \
+    DEFINE_TILE(name##_o1, impl, 1, 1, P)                                                                    \
+    DEFINE_TILE(name##_o2, impl, 1, 2, P)                                                                    \
+    DEFINE_TILE(name##_o3, impl, 1, 3, P)                                                                    \
+    DEFINE_TILE(name##_o4, impl, 1, 4, P)                                                                    \
+    static const Tiles name = {DEC,                                                                          \
+                               PRE,                                                                          \
+                               name##_dec,                                                                   \
+                               {NULL, name##_p1, name##_p2, name##_p3, name##_p4},                           \
+                               {NULL, name##_o1, name##_o2, name##_o3, name##_o4}};
+_Static_assert(PRE_TOKENS == 4, "DEFINE_TILES spells out the tiles of 1 .. 4 tokens");
+
+/* [planes − 1]: one set of tiles for Q8_ACT8, one for Q8_ACT16 */
+DEFINE_TILES(portable_8, tile_portable, 1, 1, 1)
+DEFINE_TILES(portable_16, tile_portable, 1, 1, 2)
+static const Tiles *const portable_tiles[2] = {&portable_8, &portable_16};
+#if HAVE_AVX2
+DEFINE_TILES(avx2_8, tile_avx2, 1, 1, 1)
+DEFINE_TILES(avx2_16, tile_avx2, 1, 1, 2)
+static const Tiles *const avx2_tiles[2] = {&avx2_8, &avx2_16};
+#endif
+#if HAVE_AVX512
+DEFINE_TILES(avx512_8, tile_avx512, DEC_BLOCKS, PRE_BLOCKS, 1)
+DEFINE_TILES(avx512_16, tile_avx512, DEC_BLOCKS, PRE_BLOCKS, 2)
+static const Tiles *const avx512_tiles[2] = {&avx512_8, &avx512_16};
+#endif
+
+static const Tiles *tiles_for(Q8Kernel k, int planes) {
+#if HAVE_AVX512
+    if (k == Q8_AVX512) return avx512_tiles[planes - 1];
+#endif
+#if HAVE_AVX2
+    if (k == Q8_AVX2) return avx2_tiles[planes - 1];
+#endif
+    (void)k;
+    return portable_tiles[planes - 1];
+}
+
+/* Tokens [t0, t1) of blocks b0, b0 + bstep, ... (n of them) through tiles of n blocks. */
+static void tokens_of(const Tiles *k, const Job *j, int64_t b0, int64_t bstep, int n, uint32_t mask,
+                      int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; t += PRE_TOKENS) {
+        int c = t1 - t < PRE_TOKENS ? (int)(t1 - t) : PRE_TOKENS;
+        (n == 1 ? k->one : k->pre)[c](j, b0, bstep, t, mask);
+    }
+}
+
+/* The work is cut into tasks, which the workers take one at a time (kernels/pool.h):
+ *
+ *   one token:  tasks of about TASK_BYTES of W (as kernels/linear.c). A task cuts its
+ *               blocks into DEC_BLOCKS equal parts and goes through them side by side:
+ *               tile i takes block i of every part, so that each part is read front to
+ *               back as one long stream; the blocks left over go one at a time;
+ *   T tokens:   a task is PRE_BLOCKS neighbouring blocks (their integers stay in the
+ *               core's cache while the tokens pass by) times a range of tokens: all of
+ *               them, or, when there are too few blocks to keep every worker busy
+ *               (in_proj_a has one block), a share of them.
+ * The short last block of W (out not a multiple of 16) goes alone, with only its rows'
+ * lanes stored. Every output is computed whole by one tile, the same way whatever the
+ * tasks, so the cut changes nothing in the result. */
+#define TASK_BYTES (256 << 10)
+
+typedef struct {
+    const Tiles *k;
+    Job job;
+    int64_t full;            /* whole blocks (the short last one, if any, is block `full`) */
+    uint32_t tail_mask;      /* its rows' lanes; 0: there is none */
+    int64_t blocks_per_task; /* one token: a multiple of DEC_BLOCKS; T tokens: PRE_BLOCKS */
+    int64_t block_tasks, tokens_per_task;
+} Walk;
+
+static void decode_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    const Walk *wk = ctx;
+    const Tiles *k = wk->k;
+    int64_t first = task * wk->blocks_per_task;
+    int64_t last = first + wk->blocks_per_task < wk->full ? first + wk->blocks_per_task : wk->full;
+    int64_t part = (last - first) / k->dec_blocks; /* blocks per part */
+    for (int64_t i = 0; i < part; i++) k->dec(&wk->job, first + i, part, 0, 0xFFFF);
+    for (int64_t b = first + k->dec_blocks * part; b < last; b++) k->one[1](&wk->job, b, 1, 0, 0xFFFF);
+    if (wk->tail_mask && last == wk->full) k->one[1](&wk->job, wk->full, 1, 0, wk->tail_mask);
+}
+
+static void prefill_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    const Walk *wk = ctx;
+    const Tiles *k = wk->k;
+    int64_t T = wk->job.a->T;
+    int64_t first = task % wk->block_tasks * wk->blocks_per_task;
+    int64_t last = first + wk->blocks_per_task < wk->full ? first + wk->blocks_per_task : wk->full;
+    int64_t t0 = task / wk->block_tasks * wk->tokens_per_task;
+    int64_t t1 = t0 + wk->tokens_per_task < T ? t0 + wk->tokens_per_task : T;
+    if (last - first == k->pre_blocks)
+        tokens_of(k, &wk->job, first, 1, k->pre_blocks, 0xFFFF, t0, t1);
+    else
+        for (int64_t b = first; b < last; b++) tokens_of(k, &wk->job, b, 1, 1, 0xFFFF, t0, t1);
+    if (wk->tail_mask && last == wk->full) tokens_of(k, &wk->job, wk->full, 1, 1, wk->tail_mask, t0, t1);
+}
+
+void q8_linear_with(const Q8Act *x, const Q8Weights *w, float *y, Q8Kernel kind) {
+    if (x->in != w->in)
+        die("q8_linear: activations of %lld numbers for rows of %lld", (long long)x->in, (long long)w->in);
+    Walk wk = {.k = tiles_for(kind, x->planes), .job = {w, x, y}};
+    int64_t T = x->T;
+    wk.tail_mask = (1u << (w->out % Q8_BLOCK_ROWS)) - 1;
+    wk.full = w->blocks - (wk.tail_mask ? 1 : 0);
+    if (T == 1) {
+        int64_t per = TASK_BYTES / q8_block_bytes(w);
+        per -= per % wk.k->dec_blocks;
+        wk.blocks_per_task = per > wk.k->dec_blocks ? per : wk.k->dec_blocks;
+        int64_t tasks = (wk.full + wk.blocks_per_task - 1) / wk.blocks_per_task;
+        pool_run(tasks > 0 ? tasks : 1, decode_task, &wk);
+        return;
+    }
+    wk.blocks_per_task = wk.k->pre_blocks;
+    wk.block_tasks = (wk.full + wk.blocks_per_task - 1) / wk.blocks_per_task;
+    if (wk.block_tasks == 0) wk.block_tasks = 1; /* W is one short block */
+    /* Enough tasks for 4 per worker, the tokens shared out in whole tiles if need be. */
+    int64_t token_tasks = (4 * pool_threads() + wk.block_tasks - 1) / wk.block_tasks;
+    int64_t tiles = (T + PRE_TOKENS - 1) / PRE_TOKENS;
+    if (token_tasks > tiles) token_tasks = tiles;
+    wk.tokens_per_task = (tiles + token_tasks - 1) / token_tasks * PRE_TOKENS;
+    token_tasks = (T + wk.tokens_per_task - 1) / wk.tokens_per_task;
+    pool_run(wk.block_tasks * token_tasks, prefill_task, &wk);
+}
+
+void q8_linear(const Q8Act *x, const Q8Weights *w, float *y) { q8_linear_with(x, w, y, q8_best_kernel); }
