@@ -18,25 +18,6 @@
 #include "workbook/strmap.h"
 #include "workbook/utf8.h"
 
-/* A growing byte buffer. */
-typedef struct {
-    char *p;
-    size_t n, cap;
-} Buf;
-
-static void buf_add(Buf *b, const void *data, size_t n) {
-    if (b->n + n + 1 > b->cap) {
-        b->cap = b->cap ? b->cap : 64;
-        while (b->n + n + 1 > b->cap) b->cap *= 2;
-        b->p = xrealloc(b->p, b->cap);
-    }
-    if (n > 0) memcpy(b->p + b->n, data, n); /* data may be NULL when there is nothing to add */
-    b->n += n;
-    b->p[b->n] = '\0';
-}
-
-static void buf_str(Buf *b, const char *s) { buf_add(b, s, strlen(s)); }
-
 /* ------------------------------------------------------------------------- */
 /* Byte level: GPT-2's bytes_to_unicode table                                */
 /* ------------------------------------------------------------------------- */
@@ -387,42 +368,42 @@ static bool load_merges(Tokenizer *tok, const cJSON *merges, Error *err) {
     t->merge_mask = cap - 1;
     for (uint32_t i = 0; i < cap; i++) t->merges[i].key = UINT64_MAX;
 
-    Buf joined = {0};
+    Text joined = {0};
     int rank = 0;
     const cJSON *item;
     cJSON_ArrayForEach(item, merges) {
         const char *a, *b;
         size_t la, lb;
         if (!merge_parts(item, &a, &la, &b, &lb)) {
-            free(joined.p);
+            free(joined.s);
             return error_set(err, "%s: model.merges[%d] is neither \"a b\" nor [\"a\", \"b\"]", tok->path,
                              rank);
         }
         if (la == 0 || lb == 0) {
-            free(joined.p);
+            free(joined.s);
             return error_set(err, "%s: model.merges[%d] has an empty part", tok->path, rank);
         }
         if (!utf8_check(a, la, NULL) || !utf8_check(b, lb, NULL)) {
-            free(joined.p);
+            free(joined.s);
             return error_set(err, "%s: model.merges[%d] is not valid UTF-8", tok->path, rank);
         }
         int ia = vocab_find(t, a, la), ib = vocab_find(t, b, lb);
-        joined.n = 0;
-        buf_add(&joined, a, la);
-        buf_add(&joined, b, lb);
-        int im = vocab_find(t, joined.p, joined.n);
+        joined.len = 0;
+        text_put(&joined, a, la);
+        text_put(&joined, b, lb);
+        int im = vocab_find(t, joined.s, joined.len);
         if (ia < 0 || ib < 0 || im < 0) {
-            const char *missing = ia < 0 ? a : ib < 0 ? b : joined.p;
-            int len = (int)(ia < 0 ? la : ib < 0 ? lb : joined.n);
+            const char *missing = ia < 0 ? a : ib < 0 ? b : joined.s;
+            int len = (int)(ia < 0 ? la : ib < 0 ? lb : joined.len);
             error_set(err, "%s: model.merges[%d]: \"%.*s\" is not in model.vocab", tok->path, rank, len,
                       missing);
-            free(joined.p);
+            free(joined.s);
             return false;
         }
         merge_insert(t, ia, ib, rank, im);
         rank++;
     }
-    free(joined.p);
+    free(joined.s);
     return true;
 }
 
@@ -694,7 +675,7 @@ typedef struct {
     unsigned long budget;       /* backtracking steps the rest of the text may take */
     unsigned long budget_total; /* ... and the whole text, for messages */
     size_t text_bytes;          /* the text's length, for messages */
-    Buf word;                   /* byte-level string of a piece (ignore_merges only) */
+    Text word;                  /* byte-level string of a piece (ignore_merges only) */
     bool plain;                 /* tok_encode_text: no added token is matched */
 } Work;
 
@@ -712,7 +693,7 @@ static void work_free(Work *w) {
     free(w->prev);
     free(w->next);
     free(w->heap);
-    free(w->word.p);
+    free(w->word.s);
     if (w->region) onig_region_free(w->region, 1);
     if (w->mp) onig_free_match_param(w->mp);
 }
@@ -762,12 +743,12 @@ static void bpe_piece(const Tokenizer *tok, Work *w, const unsigned char *p, int
         return;
     }
     if (tok->ignore_merges) { /* the whole piece is a vocabulary entry: keep it */
-        w->word.n = 0;
+        w->word.len = 0;
         for (int i = 0; i < n; i++) {
             char c[4];
-            buf_add(&w->word, c, (size_t)utf8_encode(byte_to_char(p[i]), c));
+            text_put(&w->word, c, (size_t)utf8_encode(byte_to_char(p[i]), c));
         }
-        int id = vocab_find(t, w->word.p, w->word.n);
+        int id = vocab_find(t, w->word.s, w->word.len);
         if (id >= 0) {
             tok_ids_push(out, id);
             return;
@@ -1047,40 +1028,40 @@ int tok_token_bytes(const Tokenizer *tok, int id, unsigned char *buf, int cap) {
 }
 
 char *tok_decode(const Tokenizer *tok, const int *ids, int n, size_t *len, Error *err) {
-    Buf bytes = {0}, text = {0};
+    Text bytes = {0}, text = {0};
     unsigned char *tmp = NULL;
     size_t tmp_cap = 0;
     for (int i = 0; i < n; i++) {
         const char *s;
         size_t need;
         if (!token_string(tok, ids[i], &s, &need)) {
-            free(bytes.p);
+            free(bytes.s);
             free(tmp);
             error_set(err, "id %d is not a token of %s (ids go up to %d)", ids[i], tok->path, tok->n_ids - 1);
             return NULL;
         }
         /* a token decodes to at most as many bytes as its string has */
         if (need > tmp_cap) tmp = xrealloc(tmp, tmp_cap = need);
-        buf_add(&bytes, tmp, (size_t)tok_token_bytes(tok, ids[i], tmp, (int)need));
+        text_put(&bytes, tmp, (size_t)tok_token_bytes(tok, ids[i], tmp, (int)need));
     }
     free(tmp);
     /* Bytes to text: each ill-formed part becomes one U+FFFD (the "maximal
      * subpart" rule of the Unicode standard, as Rust's from_utf8_lossy). */
-    buf_add(&text, "", 0);
-    const unsigned char *u = (const unsigned char *)bytes.p;
-    for (size_t i = 0; i < bytes.n;) {
-        int prefix, k = utf8_char(u + i, bytes.n - i, &prefix);
+    text_put(&text, "", 0);
+    const unsigned char *u = (const unsigned char *)bytes.s;
+    for (size_t i = 0; i < bytes.len;) {
+        int prefix, k = utf8_char(u + i, bytes.len - i, &prefix);
         if (k > 0) {
-            buf_add(&text, u + i, (size_t)k);
+            text_put(&text, u + i, (size_t)k);
             i += (size_t)k;
         } else {
-            buf_add(&text, "\xEF\xBF\xBD", 3);
+            text_put(&text, "\xEF\xBF\xBD", 3);
             i += (size_t)prefix;
         }
     }
-    free(bytes.p);
-    if (len) *len = text.n;
-    return text.p;
+    free(bytes.s);
+    if (len) *len = text.len;
+    return text.s;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1115,14 +1096,14 @@ static void chat_walk(const ChatMessage *messages, int n, bool add_generation_pr
 
 static void render_piece(void *ctx, const char *text, bool marker) {
     (void)marker;
-    buf_str(ctx, text);
+    text_put(ctx, text, strlen(text));
 }
 
 char *tok_chat_render(const ChatMessage *messages, int n, bool add_generation_prompt, bool enable_thinking) {
-    Buf b = {0};
-    buf_add(&b, "", 0);
+    Text b = {0};
+    text_put(&b, "", 0);
     chat_walk(messages, n, add_generation_prompt, enable_thinking, render_piece, &b);
-    return b.p;
+    return b.s;
 }
 
 /* tok_chat_encode's state: the text since the last marker, encoded when the next
@@ -1131,14 +1112,14 @@ char *tok_chat_render(const ChatMessage *messages, int n, bool add_generation_pr
 typedef struct {
     const Tokenizer *tok;
     TokenIds *out;
-    Buf text;
+    Text text;
     bool ok;
     Error *err;
 } ChatIds;
 
 static void chat_flush(ChatIds *c) {
-    if (c->ok && c->text.n > 0) c->ok = tok_encode_text(c->tok, c->text.p, c->text.n, c->out, c->err);
-    c->text.n = 0;
+    if (c->ok && c->text.len > 0) c->ok = tok_encode_text(c->tok, c->text.s, c->text.len, c->out, c->err);
+    c->text.len = 0;
 }
 
 static void encode_piece(void *ctx, const char *text, bool marker) {
@@ -1147,7 +1128,7 @@ static void encode_piece(void *ctx, const char *text, bool marker) {
     for (int i = 0; marker && i < c->tok->n_added && !a; i++)
         if (strcmp(c->tok->added[i].content, text) == 0) a = &c->tok->added[i];
     if (!a) { /* text, or a marker the file does not have: text, as tok_encode would take it */
-        buf_str(&c->text, text);
+        text_put(&c->text, text, strlen(text));
         return;
     }
     chat_flush(c);
@@ -1165,6 +1146,6 @@ bool tok_chat_encode(const Tokenizer *tok, const ChatMessage *messages, int n, b
     ChatIds c = {.tok = tok, .out = out, .ok = true, .err = err};
     chat_walk(messages, n, add_generation_prompt, enable_thinking, encode_piece, &c);
     chat_flush(&c);
-    free(c.text.p);
+    free(c.text.s);
     return c.ok;
 }

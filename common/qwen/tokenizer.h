@@ -30,12 +30,9 @@
  *
  * Decoding runs step 4 backwards: token strings → bytes → UTF-8 text.
  *
- * The regex engine is Oniguruma, because it is the engine Hugging Face's Rust
- * tokenizer itself compiles the pattern with: the file's regex then means
- * exactly what it means there (`\s`, `\p{L}`, `(?i:...)` case folding, the
- * `(?!\S)` look-ahead), with no rewriting. PCRE2 would need `\s` rewritten to
- * `\p{White_Space}` (its `\s` also matches U+180E); a rewrite is one more place
- * to be subtly wrong.
+ * The regex engine is Oniguruma, the one Hugging Face's Rust tokenizer compiles
+ * the pattern with: the file's regex then means exactly what it means there, with
+ * no rewriting (docs/tokenizer.md §2.3).
  *
  * The vocabulary (string -> id) and the merges ((left id, right id) -> rank)
  * are hash tables: a look-up never scans the 248k entries.
@@ -116,29 +113,12 @@ bool tok_load(Tokenizer *tok, const char *path, Error *err);
 bool tok_load_json(Tokenizer *tok, const char *json, size_t len, const char *name, Error *err);
 void tok_free(Tokenizer *tok);
 
-/* How long a regex may take. The split regex comes from the file, and a
- * backtracking engine can be made to take exponential time by a crafted
- * pattern: `(a|aa)+$` tries every way of cutting a run of a's that is not at
- * the end of the text, and there are exponentially many (with no limit,
- * thirty a's and a "b" take half a second, forty take a minute). So the text
- * gets a budget: TOK_REGEX_STEPS_PER_BYTE backtracking steps per byte plus
- * TOK_REGEX_STEPS_BASE, for all the searches of its split together (one
- * search may well look far ahead: at a newline before a run of spaces,
- * \s*[\r\n]+ runs through the whole run and back, then matches one byte).
- * Each search runs under Oniguruma's retry limits (per match and per search)
- * and pays from the budget, and its backtracking stack is bounded by
- * TOK_REGEX_STACK_PER_BYTE entries per byte of the text after it plus
- * TOK_REGEX_STACK_BASE. Qwen's regex takes a few steps per byte (at most 24
- * on any text tried, counted as the searches pay: a cheap search pays its
- * first limit), so it never comes near; a regex that needs more stops
- * encoding with an error that names the limit, and whatever the regex,
- * encoding takes at most about twice the budget. Because the budget grows with the text, a run of ten million
- * spaces still gets its exact ids, where the Oniguruma defaults (10 million steps per match) give up. Not
- * bounded: a look-ahead that scans forward without backtracking, such as a(?=.*b) at every "a" (Oniguruma
- * counts backtracking steps and stack, not forward ones), stays quadratic in the text. Not bounded either:
- * the added tokens are tried one by one, longest first, at every byte that starts one, so the time grows
- * with how many of them share a first byte (Qwen's files have a few dozen, nearly all starting with "<";
- * a file with a hundred thousand would make encoding that much slower, and a trie would bound it). */
+/* How long a regex may take: the split regex comes from the file, and a crafted one
+ * can make a backtracking engine take exponential time. So the text gets a budget of
+ * backtracking steps and stack, growing with its length; a regex over it stops
+ * encoding with an error naming the limit, and whatever the regex, encoding takes at
+ * most about twice the budget. Qwen's regex needs a few steps per byte. Why these
+ * numbers, and what stays unbounded: docs/tokenizer.md §2.6. */
 #define TOK_REGEX_STEPS_PER_BYTE 64
 #define TOK_REGEX_STEPS_BASE     4096
 #define TOK_REGEX_FIRST_STEPS    8 /* a search's first limit, doubled until it is enough */

@@ -214,13 +214,16 @@ bool make_dirs(const char *path, Error *err);
 double now_seconds(void);
 
 /* A growing string, for text written piece by piece (a gnuplot script, a
- * safetensors header): Text t = {0}; text_add(&t, "%d", n); ... then t.s (NUL-
- * terminated, t.len bytes) and free(t.s). */
+ * safetensors header, decoded bytes): Text t = {0}; text_add(&t, "%d", n); ... then
+ * t.s (NUL-terminated, t.len bytes) and free(t.s). text_add appends formatted text,
+ * text_put n bytes as they are (a NUL byte among them too). Setting t.len = 0 starts
+ * it again, keeping the memory. */
 typedef struct {
     char *s;
     size_t len, cap;
 } Text;
 void text_add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void text_put(Text *t, const void *data, size_t n);
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
