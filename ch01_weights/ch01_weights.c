@@ -17,6 +17,7 @@
 #include "qwen/model.h"
 #include "qwen/safetensors.h"
 #include "workbook/demo.h"
+#include "workbook/pyfmt.h"
 #include "workbook/util.h"
 
 static void usage(FILE *to) {
@@ -52,18 +53,6 @@ static const char *size_str(double bytes, char *buf) {
         sprintf(buf, "%.2f MB", bytes / 1e6);
     else
         sprintf(buf, "%.2f KB", bytes / 1e3);
-    return buf;
-}
-
-/* 752393024 -> "752,393,024". */
-static const char *grouped(int64_t n, char *buf) {
-    char digits[32];
-    int len = sprintf(digits, "%lld", (long long)n), o = 0;
-    for (int i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0) buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
     return buf;
 }
 
@@ -127,7 +116,7 @@ static void print_summary(const Model *w, const char *dir, const char *source, d
         by_dtype[ck->refs[i]->dtype]++;
     }
     printf("  文本部分合计 %s（%s 个）：%d 层线性注意力 + %d 层全注意力 + %d 个 MLP + 词嵌入 + 各处 norm\n",
-           millions(total, a), grouped(total, b), cfg_count_layers(c, LAYER_LINEAR_ATTENTION),
+           millions(total, a), py_grouped(total, b, sizeof b), cfg_count_layers(c, LAYER_LINEAR_ATTENTION),
            cfg_count_layers(c, LAYER_FULL_ATTENTION), c->num_hidden_layers);
 
     /* Which tensors are not BF16: in the real checkpoint, A_log and the gated-norm weight. */

@@ -29,6 +29,7 @@
 #include "qwen/tokenizer.h"
 #include "workbook/demo.h"
 #include "workbook/jsonstr.h"
+#include "workbook/pyfmt.h"
 #include "workbook/sentence.h"
 #include "workbook/util.h"
 
@@ -58,18 +59,6 @@ static void usage(FILE *to) {
             "  --max-memory SIZE  the most memory the run may take, e.g. 8G (default: half\n"
             "                     of this machine's)\n",
             program_name(), program_name(), program_name());
-}
-
-/* 248044 -> "248,044" (Python's f"{n:,}"). */
-static const char *grouped(long long n, char *buf) {
-    char digits[32];
-    int len = sprintf(digits, "%lld", n), o = 0;
-    for (int i = 0; i < len; i++) {
-        if (i > 0 && digits[i - 1] != '-' && (len - i) % 3 == 0) buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
 }
 
 /* [100644, 104307] as Python prints a list (sep ", "), or compact JSON (sep ","). */
@@ -159,8 +148,9 @@ static void encode_jsonl(const Tokenizer *tok, const char *path) {
 static void show_tokenizer(const Tokenizer *tok, double load_ms) {
     char a[32], b[32], c[32];
     printf("分词器：%s（读取 %.0f ms）\n", tok->path, load_ms);
-    printf("词表：%s 个 BPE token + %d 个附加 token = %s 个 id；合并规则 %s 条\n", grouped(tok->n_vocab, a),
-           tok->n_added, grouped(tok->n_ids, b), grouped(tok->n_merges, c));
+    printf("词表：%s 个 BPE token + %d 个附加 token = %s 个 id；合并规则 %s 条\n",
+           py_grouped(tok->n_vocab, a, sizeof a), tok->n_added, py_grouped(tok->n_ids, b, sizeof b),
+           py_grouped(tok->n_merges, c, sizeof c));
     static const char *const named[] = {"<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>"};
     int shown = 0;
     for (size_t i = 0; i < ARRAY_LEN(named); i++) {
@@ -223,10 +213,11 @@ static void show_embedding(const Model *m, const Tokenizer *tok, const TokenIds 
     int p = tok ? padding_multiple(emb.vocab, tok->n_ids) : 0;
     if (tok && emb.vocab > tok->n_ids && p)
         printf("  %s 行 = %s 个 id 向上补到 %d 的倍数，多出的 %s 行没有 token 会用到\n",
-               grouped(emb.vocab, a), grouped(tok->n_ids, b), p, grouped(emb.vocab - tok->n_ids, c));
+               py_grouped(emb.vocab, a, sizeof a), py_grouped(tok->n_ids, b, sizeof b), p,
+               py_grouped(emb.vocab - tok->n_ids, c, sizeof c));
     else if (tok && emb.vocab > tok->n_ids)
-        printf("  分词器只用到前 %s 行，后面 %s 行没有 token 会用到\n", grouped(tok->n_ids, a),
-               grouped(emb.vocab - tok->n_ids, b));
+        printf("  分词器只用到前 %s 行，后面 %s 行没有 token 会用到\n", py_grouped(tok->n_ids, a, sizeof a),
+               py_grouped(emb.vocab - tok->n_ids, b, sizeof b));
 
     DumpSet dump;
     dump_init(&dump);
@@ -237,20 +228,23 @@ static void show_embedding(const Model *m, const Tokenizer *tok, const TokenIds 
     printf("查表：%lld 个 id → 形状 (1, %lld, %d) 的 float32，只读了这 %lld 行（%s "
            "字节），整张表一个数也没转换\n",
            (long long)ids->n, (long long)ids->n, emb.hidden, (long long)ids->n,
-           grouped((long long)ids->n * emb.hidden * dtype_size(t->dtype), a));
+           py_grouped((long long)ids->n * emb.hidden * dtype_size(t->dtype), a, sizeof a));
     for (int i = 0; i < ids->n; i++) {
         const float *row = x + (size_t)i * emb.hidden;
         printf("  %6d  [", ids->ids[i]);
         for (int k = 0; k < 4 && k < emb.hidden; k++) printf("%s%.4f", k ? ", " : "", row[k]);
         printf(", ...]  范数 %.3f", emb_norm(row, emb.hidden));
-        if (tok) printf("  "), print_piece_text(tok, ids->ids[i]);
+        if (tok) {
+            printf("  ");
+            print_piece_text(tok, ids->ids[i]);
+        }
         printf("\n");
     }
     if (m->tied)
         printf("输出层：没有 lm_head.weight（tie_word_embeddings = true），最后的 h "
                "和这张表的每一行做点积得到 %s 个 "
                "logits\n",
-               grouped(emb.vocab, a));
+               py_grouped(emb.vocab, a, sizeof a));
     else
         printf("输出层：这个 checkpoint 有单独的 lm_head.weight（tie_word_embeddings = false）\n");
     fflush(stdout);
@@ -407,7 +401,10 @@ int main(int argc, char **argv) {
         TokenIds ids = encode_or_die(&tok, text);
         Model m;
         if (dir && !model_open(&m, dir, &err)) die("%s", err.msg);
-        if (dir) demo_note_checkpoint(&m), require_memory(&m, ids.n);
+        if (dir) {
+            demo_note_checkpoint(&m);
+            require_memory(&m, ids.n);
+        }
         show_tokenizer(&tok, load_ms);
         show_tokens(&tok, text, &ids);
         /* The book's chapter 7 runs the same sentence joined 20 times with "。". */

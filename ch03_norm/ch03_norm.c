@@ -36,12 +36,6 @@ static void usage(FILE *to) {
             program_name());
 }
 
-/* Python's repr of [round(v, digits) for v in values]. */
-static const char *pylist(char *buf, size_t size, const float *v, int n, int digits) {
-    py_repr_rounded(buf, size, v, n > 16 ? 16 : n, digits);
-    return buf;
-}
-
 /* Euclidean length sqrt(Σx²) = rms · sqrt(n). */
 static double length_of(const float *x, int n) { return rms_of(x, n) * sqrt(n); }
 
@@ -169,11 +163,11 @@ int main(int argc, char **argv) {
     rmsnorm(gx, &ex_zero, 1, 4, eps, gnorm);
     for (int i = 0; i < 4; i++) gsilu[i] = siluf(gz[i]);
     gated_rmsnorm(gx, gz, &ex_ones, 1, 4, eps, gy);
-    printf("  x = %s，除以 RMS（%.1f）后 %s\n", pylist(a, sizeof a, gx, 4, 3), rms_of(gx, 4),
-           pylist(b, sizeof b, gnorm, 4, 3));
+    printf("  x = %s，除以 RMS（%.1f）后 %s\n", py_rounded(gx, 4, 3, a, sizeof a), rms_of(gx, 4),
+           py_rounded(gnorm, 4, 3, b, sizeof b));
     printf("  z = %s，silu(z) = %s：z 很负时门几乎关上，z = 0 时正好关上，z 大时约等于 z（放行还放大）\n",
-           pylist(a, sizeof a, gz, 4, 3), pylist(b, sizeof b, gsilu, 4, 3));
-    printf("  w = 1 时输出 %s\n", pylist(a, sizeof a, gy, 4, 3));
+           py_rounded(gz, 4, 3, a, sizeof a), py_rounded(gsilu, 4, 3, b, sizeof b));
+    printf("  w = 1 时输出 %s\n", py_rounded(gy, 4, 3, a, sizeof a));
 
     /* ---- 4. l2norm (DeltaNet q and k), on small examples ---- */
     printf("l2norm y = x / sqrt(Σx² + 1e-6)：第 7 章 q、k 用它，把每个头变成单位长度\n");
@@ -183,14 +177,14 @@ int main(int argc, char **argv) {
     memcpy(lx, ex_l, sizeof ex_l);
     l2norm(lx, 3, 2, L2NORM_EPS, ly);
     for (int r = 0; r < 3; r++)
-        printf("  %s → %s，长度 %.4f%s\n", pylist(a, sizeof a, lx + 2 * r, 2, 3),
-               pylist(b, sizeof b, ly + 2 * r, 2, 4), length_of(ly + 2 * r, 2),
+        printf("  %s → %s，长度 %.4f%s\n", py_rounded(lx + 2 * r, 2, 3, a, sizeof a),
+               py_rounded(ly + 2 * r, 2, 4, b, sizeof b), length_of(ly + 2 * r, 2),
                r == 2 ? "（全零向量不会除出 nan：eps 兜底）" : "");
     float l4[4];
     l2norm(gx, 1, 4, L2NORM_EPS, l4);
     printf("  同一个 x = %s：RMSNorm（w = 0）之后长度 %.4f = sqrt(4)，l2norm 之后长度 %.4f——两者只差一个 "
            "sqrt(n)\n",
-           pylist(a, sizeof a, gx, 4, 3), length_of(gnorm, 4), length_of(l4, 4));
+           py_rounded(gx, 4, 3, a, sizeof a), length_of(gnorm, 4), length_of(l4, 4));
 
     dump_write(&dump, demo.args.dump);
     dump_free(&dump);

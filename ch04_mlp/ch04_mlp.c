@@ -35,18 +35,6 @@ static void usage(FILE *to) {
             program_name());
 }
 
-/* Python's repr of [round(v, digits) for v in values] (at most 16 values). */
-static const char *pylist(char *buf, size_t size, const float *v, int n, int digits) {
-    py_repr_rounded(buf, size, v, n > 16 ? 16 : n, digits);
-    return buf;
-}
-
-/* 11010048 -> "11,010,048" (Python's f"{n:,}"). */
-static const char *grouped(long long n, char *buf, size_t size) {
-    py_format_int(buf, size, n, ",");
-    return buf;
-}
-
 int main(int argc, char **argv) {
     set_program_name(argv[0]);
     SentenceDemo demo;
@@ -89,7 +77,7 @@ int main(int argc, char **argv) {
            (long long)mw->down_proj->shape[0], (long long)mw->down_proj->shape[1], H, I, H, (double)I / H);
     printf(
         "  参数 %.1fM（%s 个，没有偏置）；老式 MLP 两个矩阵、中间 4 倍宽，是 %.1fM，SwiGLU 多了一个门矩阵\n",
-        (double)params / 1e6, grouped(params, b, sizeof b), 2.0 * H * 4 * H / 1e6);
+        (double)params / 1e6, py_grouped(params, b, sizeof b), 2.0 * H * 4 * H / 1e6);
 
     /* ---- run it ---- */
     mlp_forward(mlp, &acts, x, T, out, PATH_FAST); /* once to page the weights in from the file */
@@ -124,7 +112,7 @@ int main(int argc, char **argv) {
         mean_emb += rms_of(emb + (size_t)t * H, H) / T;
     }
     printf("  out = down_proj(act)：形状 (%d, %d)，每个 token 的 RMS %s%s，平均 %.3f（输入 x 的 RMS 是 1）\n",
-           T, H, pylist(a, sizeof a, rms_out, T < 16 ? T : 16, 3), T > 16 ? "……" : "", mean_out);
+           T, H, py_rounded(rms_out, T < 16 ? T : 16, 3, a, sizeof a), T > 16 ? "……" : "", mean_out);
     printf("它要加回残差流：残差流（这里是词向量）的 RMS 平均 %.3f，MLP 这一步加上去的 RMS 平均 %.3f\n",
            mean_emb, mean_out);
     printf("%d 个 token 用时 %.1f ms（每个 token 约 %.1fM 次乘加，权重 %.1f MB 从头到尾读一遍）\n", T, ms,

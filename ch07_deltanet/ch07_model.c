@@ -54,6 +54,7 @@
 #define WALK_NEW_TOKENS 20        /* the walkthrough's greedy continuation */
 #define DEFAULT_NEW     256       /* -n when not given */
 #define CHAT_LINE_MAX   (1 << 20) /* bytes of one line typed in --interactive (1 MiB) */
+#define TOP_K_MAX       (1 << 30) /* the largest --top-k (and top_k in generation_config.json) */
 
 /* ---- command line --------------------------------------------------------------------- */
 
@@ -137,7 +138,7 @@ static bool own_flag(void *ctx, int argc, char **argv, int *i) {
         o->temp = real_number("--temp", v);
         if (o->temp > FLT_MAX) die("--temp must be at most %g (a float), got '%s'", FLT_MAX, v);
     } else if ((v = demo_value("--top-k", argc, argv, i)))
-        o->top_k = whole_number("--top-k", v, 0, 1 << 30);
+        o->top_k = whole_number("--top-k", v, 0, TOP_K_MAX);
     else if ((v = demo_value("--top-p", argc, argv, i))) {
         o->top_p = real_number("--top-p", v);
         if (!(o->top_p > 0 && o->top_p <= 1)) die("--top-p must be in (0, 1], got '%s'", v);
@@ -175,7 +176,7 @@ static Options parse_args(int argc, char **argv) {
 
 /* Sizes for the book's units: MB = 2^20 bytes, KB = 2^10 bytes (as the chapter's
  * "1.0 MB" for 16 tables of 128 × 128 float32), GB = 10^9 bytes (as chapter 1). */
-static double mib(double bytes) { return bytes / (1 << 20); }
+static double mib(double bytes) { return bytes / MIB; }
 
 static void progress_bar(int64_t done, int64_t total, void *ctx) {
     const char *what = ctx;
@@ -508,7 +509,7 @@ static void sampling_settings(const Options *o, const Model *m, double *temp, lo
         if (sample && !cJSON_IsBool(sample)) die("%s: \"do_sample\" must be true or false", path);
         double t = 0, k = 0, p = 1;
         config_number(g, "temperature", 0, FLT_MAX, false, path, &t);
-        config_number(g, "top_k", 0, 1 << 30, true, path, &k);
+        config_number(g, "top_k", 0, TOP_K_MAX, true, path, &k);
         if (config_number(g, "top_p", 0, 1, false, path, &p) && p == 0)
             die("%s: \"top_p\" must be above 0 (1 keeps every token)", path);
         if (cJSON_IsTrue(sample)) *temp = t, *top_k = (long)k, *top_p = p;

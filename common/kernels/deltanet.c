@@ -75,7 +75,10 @@ static inline __attribute__((always_inline)) void sweep(const int n_vecs, const 
         }
     }
 #pragma GCC unroll 8
-    for (int c = 0; c < n_vecs; c++) vec_store(read + c * VEC, o[c]), vec_store(pred + c * VEC, p[c]);
+    for (int c = 0; c < n_vecs; c++) {
+        vec_store(read + c * VEC, o[c]);
+        vec_store(pred + c * VEC, p[c]);
+    }
 }
 
 /* One head over T tokens with T + 1 sweeps, or T when the table starts empty: then
@@ -134,8 +137,8 @@ typedef struct DeltaRuleJob {
  * keeps the running sums in registers. */
 #define HEAD_OF_WIDTH(N)                                                                                     \
     static void head_##N(const DeltaRuleJob *j, int h, float *Sh, bool empty) {                              \
-        delta_rule_head_fast(N, j->q, j->k, j->v, j->g, j->beta, j->T, j->n_k, j->n_v, h / (j->n_v / j->n_k), \
-                             h, j->dk, Sh, j->out, empty, zeros);                                            \
+        delta_rule_head_fast(N, j->q, j->k, j->v, j->g, j->beta, j->T, j->n_k, j->n_v,                       \
+                             h / (j->n_v / j->n_k), h, j->dk, Sh, j->out, empty, zeros);                     \
     }
 HEAD_OF_WIDTH(8)
 HEAD_OF_WIDTH(4)
@@ -155,8 +158,11 @@ static void delta_rule_task(void *ctx, int64_t h, int worker) {
 void delta_rule(const float *q, const float *k, const float *v, const float *g, const float *beta, int T,
                 int n_k, int n_v, int dk, int dv, const float *S0, float *S, float *out) {
     int n_vecs = dv % VEC == 0 ? dv / VEC : 0; /* vectors per row; 0: rows that are not whole vectors */
-    void (*head)(const DeltaRuleJob *, int, float *, bool) =
-        n_vecs == 8 ? head_8 : n_vecs == 4 ? head_4 : n_vecs == 2 ? head_2 : n_vecs == 1 ? head_1 : NULL;
+    void (*head)(const DeltaRuleJob *, int, float *, bool) = n_vecs == 8   ? head_8
+                                                             : n_vecs == 4 ? head_4
+                                                             : n_vecs == 2 ? head_2
+                                                             : n_vecs == 1 ? head_1
+                                                                           : NULL;
     if (T == 0 || dk > MAX_DK || !head) {
         delta_rule_ref(q, k, v, g, beta, T, n_k, n_v, dk, dv, S0, S, out); /* the plain loops */
         return;
@@ -205,7 +211,8 @@ static void conv_task(void *ctx, int64_t blk, int worker) {
         for (int c = 0; c < n; c++) o[c] = 0;
         for (int k = 0; k < j->kernel; k++) {
             int r = t + k;
-            const float *restrict src = (r < hist ? j->state + (size_t)r * C : j->x + (size_t)(r - hist) * C) + c0;
+            const float *restrict src =
+                (r < hist ? j->state + (size_t)r * C : j->x + (size_t)(r - hist) * C) + c0;
             const float *restrict wk = j->w + (size_t)k * C + c0; /* tap k of these channels */
 #pragma omp simd
             for (int c = 0; c < n; c++) o[c] += wk[c] * src[c];

@@ -51,20 +51,17 @@
 #define LINEAR_AVX512 0
 #endif
 
-#define LANES           16   /* running sums per output: one 512-bit vector of float32 */
-#define ROWS            6    /* rows of W per batched tile */
-#define TOKENS          4    /* tokens per batched tile */
-#define STREAMS         4    /* rows per tile for one token */
+#define LANES           16  /* running sums per output: one 512-bit vector of float32 */
+#define ROWS            6   /* rows of W per batched tile */
+#define TOKENS          4   /* tokens per batched tile */
+#define STREAMS         4   /* rows per tile for one token */
 #define PACK_MIN_TOKENS 12  /* from this many tokens on, a tile's rows are widened once (packed_rows) */
 #define KBLOCK          512 /* ... a block of positions at a time: 6 × 512 float32 and 4 tokens' 512 fit L1 */
-#define PANEL_STRIDE    (KBLOCK + LANES) /* a panel row every 528 floats, so the rows fall into different cache sets */
 #define TOKEN_CHUNK     256 /* tokens whose running sums a packed task keeps (in acc, on the stack) */
+/* A panel row every 528 floats, so that the rows fall into different cache sets. */
+#define PANEL_STRIDE (KBLOCK + LANES)
 
 #define ALWAYS_INLINE __attribute__((always_inline))
-
-/* Bytes per weight. dtype_size() says the same, but this one is visible to the
- * compiler inside the tiles, where it must be a constant. */
-static inline int elem_size(DType dt) { return dt == DTYPE_F32 ? 4 : 2; }
 
 /* ------------------------------------------------------------------------------------
  * Plain-C tile: R rows of W (row r at w + r·w_step bytes, `in` weights each) times C
@@ -168,7 +165,7 @@ static inline ALWAYS_INLINE __m512 widen_avx512(DType dt, const void *p, __mmask
 static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_step, const float *x,
                                              int64_t in, int64_t k, __mmask16 mask, int partial, int R, int C,
                                              __m512 acc[ROWS][TOKENS]) {
-    int esize = elem_size(dt);
+    int esize = dtype_size(dt);
     __m512 wv[ROWS];
 #pragma GCC unroll 6
     for (int r = 0; r < R; r++) wv[r] = widen_avx512(dt, w + r * w_step + k * esize, mask, partial);
@@ -188,7 +185,8 @@ static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 4
         for (int c = 0; c < C; c++)
-            acc[r][c] = phase & FROM_ZERO ? _mm512_setzero_ps() : _mm512_loadu_ps(acc_mem + (r * TOKENS + c) * LANES);
+            acc[r][c] =
+                phase & FROM_ZERO ? _mm512_setzero_ps() : _mm512_loadu_ps(acc_mem + (r * TOKENS + c) * LANES);
     int64_t k = 0;
     for (; k + LANES <= len; k += LANES) step_avx512(dt, w, w_step, x, x_step, k, 0, 0, R, C, acc);
     if (k < len) step_avx512(dt, w, w_step, x, x_step, k, (__mmask16)((1u << (len - k)) - 1), 1, R, C, acc);
@@ -228,8 +226,8 @@ typedef struct {
 } Tiles;
 
 #define DEFINE_TILE(name, impl, dt, R, C)                                                                    \
-    static void name(const char *w, int64_t w_step, int64_t len, const float *x, int64_t x_step, float *acc,  \
-                     int phase, float *y, int64_t y_step, int64_t out) {                                      \
+    static void name(const char *w, int64_t w_step, int64_t len, const float *x, int64_t x_step, float *acc, \
+                     int phase, float *y, int64_t y_step, int64_t out) {                                     \
         impl(dt, w, w_step, len, x, x_step, acc, phase, y, y_step, out, R, C);                               \
     }
 #define DEFINE_TILES(name, impl, dt)                                                                         \
@@ -341,8 +339,9 @@ static void packed_rows(const Walk *wk, int64_t first, int64_t part, float *yj) 
             widen_block(w, first, part, ROWS, k0, len, panel, PANEL_STRIDE);
             for (int64_t t = t0; t < t0 + nt; t += TOKENS) {
                 int c = t0 + nt - t < TOKENS ? (int)(t0 + nt - t) : TOKENS;
-                wk->k32->rows[c]((const char *)panel, PANEL_STRIDE * (int64_t)sizeof(float), len, wk->x + t * in + k0,
-                                 in, acc[(t - t0) / TOKENS], phase, yj + t * out, part, out);
+                wk->k32->rows[c]((const char *)panel, PANEL_STRIDE * (int64_t)sizeof(float), len,
+                                 wk->x + t * in + k0, in, acc[(t - t0) / TOKENS], phase, yj + t * out, part,
+                                 out);
             }
         }
     }
@@ -357,7 +356,7 @@ static void walk_task(void *ctx, int64_t task, int worker) {
     const float *x = wk->x;
     float *y = wk->y;
     const char *data = w->data;
-    int64_t row_bytes = in * elem_size(w->dtype);
+    int64_t row_bytes = in * dtype_size(w->dtype);
     int parts = wk->parts;
     int64_t first = task * wk->rows_per_task;
     int64_t last = first + wk->rows_per_task < out ? first + wk->rows_per_task : out;
@@ -385,7 +384,7 @@ static void walk_task(void *ctx, int64_t task, int worker) {
 
 static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float *x, int64_t T, float *y) {
     int64_t out = w->shape[0], in = w->shape[1];
-    int64_t row_bytes = in * elem_size(w->dtype);
+    int64_t row_bytes = in * dtype_size(w->dtype);
     Walk wk = {.k = k,
                .k32 = k32,
                .w = w,

@@ -16,8 +16,6 @@ const char *dtype_name(DType t) {
     return "?";
 }
 
-int dtype_size(DType t) { return t == DTYPE_F32 ? 4 : 2; }
-
 bool dtype_parse(const char *name, DType *out) {
     static const DType all[] = {DTYPE_F32, DTYPE_F16, DTYPE_BF16};
     for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)

@@ -32,8 +32,8 @@ typedef struct {
 
 /* "BF16", "F16", "F32" — the names safetensors uses. */
 const char *dtype_name(DType t);
-/* Bytes per element: 2 or 4. */
-int dtype_size(DType t);
+/* Bytes per element: 2 or 4 (inline: the linear kernel's tiles need it as a constant). */
+static inline int dtype_size(DType t) { return t == DTYPE_F32 ? 4 : 2; }
 /* Parses a safetensors dtype name; false for anything else. */
 bool dtype_parse(const char *name, DType *out);
 

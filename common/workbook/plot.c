@@ -103,11 +103,18 @@ static void files_init(Files *f, const Plot *p, const PlotOptions *opt) {
 
 static void files_free(Files *f) { free(f->dat), free(f->gp), free(f->png); }
 
+/* "set what 'value'" and a newline, the value quoted for gnuplot. */
+static void add_setting(Text *t, const char *what, const char *value) {
+    text_add(t, "set %s ", what);
+    plot_quote(t, value);
+    text_add(t, "\n");
+}
+
 /* Title, labels, scales, ranges, legend: the lines every figure starts with. */
 static void add_axes(Text *body, const Plot *p) {
-    if (p->title) text_add(body, "set title "), plot_quote(body, p->title), text_add(body, "\n");
-    if (p->xlabel) text_add(body, "set xlabel "), plot_quote(body, p->xlabel), text_add(body, "\n");
-    if (p->ylabel) text_add(body, "set ylabel "), plot_quote(body, p->ylabel), text_add(body, "\n");
+    if (p->title) add_setting(body, "title", p->title);
+    if (p->xlabel) add_setting(body, "xlabel", p->xlabel);
+    if (p->ylabel) add_setting(body, "ylabel", p->ylabel);
     if (p->logx) text_add(body, "set logscale x\n");
     if (p->logy) text_add(body, "set logscale y\n");
     if (p->xmin != p->xmax) text_add(body, "set xrange [%.9g:%.9g]\n", p->xmin, p->xmax);
@@ -127,7 +134,7 @@ static void add_png_head(Text *t, const Plot *p, const Files *f, const PlotOptio
              "    set terminal png size %d,%d noenhanced\n"
              "}\n",
              w, h, w, h);
-    text_add(t, "set output "), plot_quote(t, f->png), text_add(t, "\n");
+    add_setting(t, "output", f->png);
     text_add(t, "set grid\n"); /* only in the PNG: in the terminal the dots would drown the curves */
 }
 
@@ -229,12 +236,17 @@ PlotStatus plot_lines(const Plot *p, const PlotSeries *series, int nseries, cons
         if (s) text_add(&body, ", \\\n     ");
         plot_quote(&body, s == 0 ? f.dat : "");
         text_add(&body, " index %d using 1:2 %s ", s, style_words(series[s].style));
-        if (series[s].color)
-            text_add(&body, "lc rgb "), plot_quote(&body, series[s].color), text_add(&body, " ");
-        if (series[s].title)
-            text_add(&body, "title "), plot_quote(&body, series[s].title);
-        else
+        if (series[s].color) {
+            text_add(&body, "lc rgb ");
+            plot_quote(&body, series[s].color);
+            text_add(&body, " ");
+        }
+        if (series[s].title) {
+            text_add(&body, "title ");
+            plot_quote(&body, series[s].title);
+        } else {
             text_add(&body, "notitle");
+        }
     }
     text_add(&body, "\n");
 

@@ -54,4 +54,15 @@ int py_repr_list(char *buf, size_t size, const double *values, int n);
  * widened to Python floats, each rounded, shown as a list ("[1.0, 2.2]"). */
 int py_repr_rounded(char *buf, size_t size, const float *values, int n, int ndigits);
 
+/* The same two for use inside printf's arguments, giving back buf: f"{n:,}"
+ * (752393024 -> "752,393,024") and the book's r(t, nd). */
+static inline const char *py_grouped(long long n, char *buf, size_t size) {
+    py_format_int(buf, size, n, ",");
+    return buf;
+}
+static inline const char *py_rounded(const float *values, int n, int ndigits, char *buf, size_t size) {
+    py_repr_rounded(buf, size, values, n, ndigits);
+    return buf;
+}
+
 #endif

@@ -120,7 +120,10 @@ static bool starts_like_safetensors(const char *path) {
 static const float *state_tensor(const SafeTensors *st, const char *name, int ndim, const int64_t *shape,
                                  Error *err) {
     const Tensor *t = st_find(st, name);
-    if (!t) return error_set(err, "%s: not a state of this model: no tensor %s", st->path, name), NULL;
+    if (!t) {
+        error_set(err, "%s: not a state of this model: no tensor %s", st->path, name);
+        return NULL;
+    }
     bool ok = t->dtype == DTYPE_F32 && t->ndim == ndim;
     for (int i = 0; ok && i < ndim; i++) ok = t->shape[i] == shape[i];
     if (!ok) {

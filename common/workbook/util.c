@@ -427,12 +427,16 @@ FILE *xfopen(const char *path, const char *mode, Error *err) {
 char *read_file(const char *path, size_t *len, Error *err) {
     /* O_NONBLOCK: opening a named pipe must not wait for a writer */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return error_set(err, "cannot open %s for reading: %s", path, strerror(errno)), NULL;
+    if (fd < 0) {
+        error_set(err, "cannot open %s for reading: %s", path, strerror(errno));
+        return NULL;
+    }
     const char *why = fd_problem(fd);
     struct stat st;
     if (why || fstat(fd, &st) != 0) {
         close(fd);
-        return error_set(err, "cannot read %s: it %s", path, why ? why : "cannot be looked at"), NULL;
+        error_set(err, "cannot read %s: it %s", path, why ? why : "cannot be looked at");
+        return NULL;
     }
     char what[64 + PATH_MAX];
     snprintf(what, sizeof what, "reading %s whole", path);
@@ -443,7 +447,8 @@ char *read_file(const char *path, size_t *len, Error *err) {
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         close(fd);
-        return error_set(err, "cannot open %s for reading: %s", path, strerror(errno)), NULL;
+        error_set(err, "cannot open %s for reading: %s", path, strerror(errno));
+        return NULL;
     }
     size_t cap = (size_t)st.st_size + 1, n = 0; /* the whole file and its terminator, in one block */
     char *buf = xmalloc(cap);
@@ -510,7 +515,10 @@ static int new_file_beside(const char *target, char **temp) {
 
 FILE *file_replace_begin(FileReplace *r, const char *path, Error *err) {
     memset(r, 0, sizeof *r);
-    if (!*path) return error_set(err, "an empty file name cannot be written"), NULL;
+    if (!*path) {
+        error_set(err, "an empty file name cannot be written");
+        return NULL;
+    }
     r->target = resolve_link(path);
     struct stat st;
     if (stat(r->target, &st) == 0)
@@ -540,7 +548,10 @@ bool file_replace_commit(FileReplace *r, bool ok, Error *err) {
     if (ok && !e) { /* the rename is in the folder: flush it too (some file systems cannot: fine) */
         char *dir = folder_of(r->target);
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) fsync(dfd), close(dfd);
+        if (dfd >= 0) {
+            fsync(dfd);
+            close(dfd);
+        }
         free(dir);
     } else {
         if (ok) error_set(err, "cannot write %s: %s", r->target, strerror(e));
@@ -819,6 +830,18 @@ double now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void text_put(Text *t, const void *data, size_t n) {
+    if (!t->s || t->len + n >= t->cap) {
+        size_t cap = t->cap ? t->cap : 64;
+        while (t->len + n >= cap) cap *= 2;
+        t->s = xrealloc(t->s, cap);
+        t->cap = cap;
+    }
+    if (n > 0) memcpy(t->s + t->len, data, n); /* data may be NULL when there is nothing to add */
+    t->len += n;
+    t->s[t->len] = '\0';
 }
 
 void text_add(Text *t, const char *fmt, ...) {
