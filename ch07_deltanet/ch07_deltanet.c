@@ -33,6 +33,7 @@
 #include "qwen/norm.h"
 #include "qwen/tokenizer.h"
 #include "qwen/weights.h"
+#include "workbook/machine.h"
 #include "workbook/demo.h"
 #include "workbook/plot.h"
 #include "workbook/sentence.h"
@@ -179,11 +180,6 @@ static float *layer_input(const Model *m, const TokenIds *ids) {
     return x;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The layer on x [T, hidden] from an empty state, reps times after one warm-up run
  * (which also brings the memory-mapped weights in from the file, as the book's
  * loader had read them before its timing); the median time in ms. */
@@ -197,11 +193,10 @@ static double time_layer(const DeltaNet *dn, const float *x, int T, float *y, De
         dn_forward(dn, acts, x, T, &st, y, PATH_FAST);
         if (r >= 0) ms[r] = (now_seconds() - t0) * 1e3;
     }
-    qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
-    double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    double ms_median = median(ms, reps);
     free(ms);
     dn_state_free(&st);
-    return median;
+    return ms_median;
 }
 
 /* ---- part 4: one (k, v) written six times -------------------------------------------- */

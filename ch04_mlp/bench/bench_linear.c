@@ -54,16 +54,6 @@ static const int deltanet_layer[] = {4, 5, 6, 6, 7};
 
 static int rounds = 15; /* repetitions behind each median */
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Deterministic uniform numbers in [-a, a). */
 static uint64_t rng = 0x853C49E6748FEA9Bull;
 static float uniform(float a) {

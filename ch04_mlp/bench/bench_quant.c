@@ -76,16 +76,6 @@ static const int64_t long_T[] = {139, 512};
 
 static int rounds = 9;
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static uint64_t rng = 0x853C49E6748FEA9Bull;
 static uint64_t next_u64(void) {
     rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;

@@ -8,17 +8,9 @@
 #include "../ch07_toy.c"
 #undef main
 
+#include "workbook/machine.h"
+
 #define RUNS 11
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n) {
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return t[n / 2];
-}
 
 int main(void) {
     double t[RUNS];

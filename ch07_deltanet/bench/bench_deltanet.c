@@ -47,6 +47,7 @@
 #include "qwen/model.h"
 #include "tests/bench_model.h"
 #include "qwen/norm.h"
+#include "workbook/machine.h"
 #include "workbook/sentence.h"
 #include "workbook/util.h"
 
@@ -62,16 +63,6 @@ static int make_ids(int *ids, int n, int copies) {
         for (int i = 0; i < n; i++) ids[T++] = SENTENCE[i];
     }
     return T;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Median and fastest of the timed runs, in ms. */
@@ -215,8 +206,8 @@ int main(int argc, char **argv) {
     int shapes[4][2] = {{6, 1}, {7, 1}, {6, 20}, {7, 20}};
     int ids[7 * 20 + 19];
     float *long_x = NULL;
-    printf("Gated DeltaNet, layer 0 of %s\n  C: %d threads, linear kernels: %s\n", model,
-           pool_threads(), linear_kernel_name());
+    printf("Gated DeltaNet, layer 0 of %s\n  C: %d threads, linear kernels: %s\n", model, pool_threads(),
+           linear_kernel_name());
     for (int i = 0; i < 4; i++) {
         int T = make_ids(ids, shapes[i][0], shapes[i][1]);
         for (int t = 0; t < T; t++)

@@ -87,20 +87,6 @@ static void make_ids(int *ids, int n) {
     for (int i = 0; i < n; i++) ids[i] = i % unit < unit - 1 ? SENTENCE[i % unit] : FULL_STOP;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n) {
-    double *s = xmalloc((size_t)n * sizeof *s);
-    memcpy(s, v, (size_t)n * sizeof *s);
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-    free(s);
-    return m;
-}
-
 /* ---- the machine's limits, measured again before every timed block ------------------ */
 
 typedef struct {
@@ -429,8 +415,8 @@ int main(int argc, char **argv) {
                          {.busy = true, .workers = workers},
                          {.busy = true, .workers = 1}};
     for (int i = 0; i < 4; i++) {
-        fprintf(stderr, "%s, %d worker%s ...\n", con[i].busy ? "beside a busy process" : "idle", con[i].workers,
-                con[i].workers == 1 ? "" : "s");
+        fprintf(stderr, "%s, %d worker%s ...\n", con[i].busy ? "beside a busy process" : "idle",
+                con[i].workers, con[i].workers == 1 ? "" : "s");
         pid_t busy = con[i].busy ? start_busy() : 0;
         con[i].bw = machine_read_bandwidth(yard.data, yard.bytes, yard.n, YARD_TRIES);
         con[i].peak = machine_fma_peak(YARD_TRIES);
@@ -465,8 +451,8 @@ int main(int argc, char **argv) {
            "(file %.2f GB)\n",
            c->num_hidden_layers, cfg_count_layers(c, LAYER_LINEAR_ATTENTION),
            cfg_count_layers(c, LAYER_FULL_ATTENTION), weight_bytes / 1e9, file_bytes / 1e9);
-    printf("  C: %d worker threads, linear kernels: %s, passes of %d tokens\n", pool_threads(), linear_kernel_name(),
-           CHUNK);
+    printf("  C: %d worker threads, linear kernels: %s, passes of %d tokens\n", pool_threads(),
+           linear_kernel_name(), CHUNK);
 
     printf("\nthe machine (best of %d tries, median of the %d times it was measured during the run)\n",
            YARD_TRIES, yard.k);

@@ -2,6 +2,7 @@
 #include "machine.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 
 #include "kernels/pool.h"
@@ -43,7 +44,8 @@ static void read_task(void *ctx, int64_t task, int worker) {
     while (task >= j->first_task[r + 1]) r++;
     const uint16_t *a = j->data[r];
     int64_t len = (int64_t)(j->bytes[r] / sizeof(uint16_t)), per_task = READ_TASK / (int64_t)sizeof(uint16_t);
-    int64_t first = (task - j->first_task[r]) * per_task, last = first + per_task < len ? first + per_task : len;
+    int64_t first = (task - j->first_task[r]) * per_task,
+            last = first + per_task < len ? first + per_task : len;
     int64_t part = (last - first) / (READ_STREAMS * READ_LINE) * READ_LINE; /* per stream */
     uint16_t sum[READ_STREAMS][READ_LINE] = {{0}}; /* one running sum per lane and stream */
     uint16_t s = 0;
@@ -62,7 +64,8 @@ static void read_task(void *ctx, int64_t task, int worker) {
 double machine_read_seconds(const void *const *data, const size_t *bytes, int n) {
     int64_t *first_task = xmalloc(sizeof(int64_t) * (size_t)(n + 1));
     first_task[0] = 0;
-    for (int r = 0; r < n; r++) first_task[r + 1] = first_task[r] + ((int64_t)bytes[r] + READ_TASK - 1) / READ_TASK;
+    for (int r = 0; r < n; r++)
+        first_task[r + 1] = first_task[r] + ((int64_t)bytes[r] + READ_TASK - 1) / READ_TASK;
     ReadJob *job = xcalloc(1, sizeof *job);
     *job = (ReadJob){.data = data, .bytes = bytes, .first_task = first_task, .n = n};
     double t0 = now_seconds();
@@ -171,3 +174,13 @@ double machine_fma_peak(int tries) {
 }
 
 const char *machine_fma_kind(void) { return FMA_KIND; }
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}

@@ -43,4 +43,9 @@ double machine_fma_peak(int tries);
 /* How the peak was measured: "AVX-512 FMA loop" or "portable FMA loop". */
 const char *machine_fma_kind(void);
 
+/* The median of v[0..n), n ≥ 1 (the mean of the middle two when n is even), sorting
+ * v in place (v[0] is then the fastest of a list of times): what the benchmarks
+ * report of repeated timings, which one slow run from elsewhere does not move. */
+double median(double *v, int n);
+
 #endif
