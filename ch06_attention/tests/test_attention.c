@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "kernels/pool.h"
+#include "qwen/activations.h"
 #include "qwen/attention.h"
 #include "qwen/model.h"
 #include "qwen/rope.h"
@@ -570,6 +571,93 @@ START_TEST(test_checkpoint_head_split_mismatch) {
 }
 END_TEST
 
+/* A small, repeatable stream of numbers in [-0.5, 0.5). */
+static float uniform(unsigned *s) {
+    *s = *s * 1664525u + 1013904223u;
+    return (float)((*s >> 8) & 0xffff) / 65536.0f - 0.5f;
+}
+
+/* attend_group_fast (scores by the linear kernel's tiles, softmax with the
+ * vectorized e^x, the mix in tiles of 4 heads × 96 dims) against the formula in
+ * double, on shapes that reach every tile: G = 1 .. 8 heads (a last tile of 1 .. 4),
+ * d = 16 .. 256 (a last vector of 8 dims at d = 40 and 100), 1 .. 300 positions, the
+ * keys and values 2·d floats apart as in a 2-head cache. The weights p and the mix
+ * agree to 5e-7 absolute (values of size 0.5: a few float32 steps of sums over 256
+ * dims and 300 positions; measured: 1e-7 at most). A key read from the wrong row, a missing 1/sqrt(d),
+ * or a head mixed with another head's weights would be off by far more. */
+START_TEST(test_attend_fast_vs_double) {
+    const int shapes[][3] = {{4, 256, 1}, {4, 256, 300}, {1, 32, 17}, {3, 40, 50},
+                             {5, 100, 7}, {8, 16, 64},   {2, 32, 33}};
+    unsigned seed = 7;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int G = shapes[s][0], d = shapes[s][1], n = shapes[s][2], stride = 2 * d, P = n + 3;
+        float *q = xmalloc(sizeof(float) * (size_t)G * d), *K = xmalloc(sizeof(float) * (size_t)n * stride),
+              *V = xmalloc(sizeof(float) * (size_t)n * stride),
+              *score = xmalloc(sizeof(float) * (size_t)G * P), *o = xmalloc(sizeof(float) * (size_t)G * d);
+        for (int i = 0; i < G * d; i++) q[i] = 2.0f * uniform(&seed);
+        for (int i = 0; i < n * stride; i++) {
+            K[i] = 2.0f * uniform(&seed);
+            V[i] = uniform(&seed);
+        }
+        float scale = 1.0f / sqrtf((float)d);
+        attend_group_fast(q, G, K, V, stride, n - 1, d, scale, score, P, o);
+        double worst_p = 0, worst_o = 0;
+        double *e = xmalloc(sizeof(double) * (size_t)n);
+        for (int g = 0; g < G; g++) {
+            double max = -INFINITY, sum = 0;
+            for (int j = 0; j < n; j++) {
+                double dot = 0;
+                for (int i = 0; i < d; i++) dot += (double)q[g * d + i] * K[(size_t)j * stride + i];
+                e[j] = dot * scale;
+                max = e[j] > max ? e[j] : max;
+            }
+            for (int j = 0; j < n; j++) sum += e[j] = exp(e[j] - max);
+            for (int j = 0; j < n; j++) worst_p = fmax(worst_p, fabs(score[g * P + j] - e[j] / sum));
+            for (int i = 0; i < d; i++) {
+                double want = 0;
+                for (int j = 0; j < n; j++) want += e[j] / sum * V[(size_t)j * stride + i];
+                worst_o = fmax(worst_o, fabs(o[g * d + i] - want));
+            }
+        }
+        printf("OK   attend_group_fast, %d heads of %d, %d positions: p within %.2g, o within %.2g\n", G, d,
+               n, worst_p, worst_o);
+        ck_assert_msg(worst_p < 5e-7 && worst_o < 5e-7, "%d heads of %d, %d positions: p off by %g, o by %g",
+                      G, d, n, worst_p, worst_o);
+        free(q), free(K), free(V), free(score), free(o), free(e);
+    }
+}
+END_TEST
+
+/* The output gate's fast form, x / (1 + e^−g) with the vectorized e^x, against
+ * x · σ(g) in double for g over [-80, 100] (below −87 e^−g leaves float32's range):
+ * within 2e-7 relative, a few float32 steps; far out it lets x through whole or (to
+ * 1e-37) nothing, and a NaN gate gives NaN. A gate taken as 1 + w, a missing sign
+ * (σ(−g)) or x · g would be off by far more. */
+START_TEST(test_sigmoid_gate_vec) {
+    enum { N = 180001 };
+    float *g = xmalloc(sizeof(float) * N), *x = xmalloc(sizeof(float) * N), *y = xmalloc(sizeof(float) * N);
+    for (int i = 0; i < N; i++) {
+        g[i] = -80.0f + 180.0f * (float)i / (N - 1);
+        x[i] = i % 2 ? 1.5f : -0.75f;
+    }
+    sigmoid_gate_vec(x, g, N, y);
+    double worst = 0;
+    for (int i = 0; i < N; i++) {
+        double want = x[i] / (1.0 + exp(-(double)g[i])), rel = fabs(y[i] - want) / fabs(want);
+        if (rel > worst) worst = rel;
+    }
+    printf("OK   sigmoid_gate_vec vs x · sigmoid(g) in double on [-80, 100]: max rel %.3g\n", worst);
+    ck_assert_msg(worst < 2e-7, "sigmoid_gate_vec differs by %g relative", worst);
+    const float far_g[4] = {1e30f, 200.0f, -200.0f, NAN}, far_x[4] = {3.0f, -2.0f, 5.0f, 1.0f};
+    float out[4];
+    sigmoid_gate_vec(far_x, far_g, 4, out);
+    ck_assert_float_eq(out[0], 3.0f);
+    ck_assert_float_eq(out[1], -2.0f);
+    ck_assert(out[2] >= 0.0f && out[2] < 1e-37f);
+    ck_assert(isnan(out[3]));
+    free(g), free(x), free(y);
+}
+END_TEST
 
 int main(void) {
     Suite *s = suite_create("attention");
@@ -580,6 +668,8 @@ int main(void) {
     tcase_add_loop_test(tc, test_kv_cache_decode_equals_full, GOLDEN_TINY, GOLDEN_SIZES);
     tcase_add_test(tc, test_gqa_mapping);
     tcase_add_test(tc, test_softmax_large_scores);
+    tcase_add_test(tc, test_sigmoid_gate_vec);
+    tcase_add_test(tc, test_attend_fast_vs_double);
     tcase_add_test(tc, test_checkpoint_q_proj_without_gate);
     tcase_add_test(tc, test_checkpoint_head_split_mismatch);
     suite_add_tcase(s, tc);

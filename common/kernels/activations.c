@@ -14,10 +14,13 @@
  * recipe (Cephes' expf): write x = n·ln 2 + r with n a whole number and |r| ≤ ln 2 / 2,
  * take e^r from a degree-6 polynomial, and multiply by 2^n, which is just n put
  * into the exponent bits. Within 1 float32 step (ulp) of the exact value for
- * −87 ≤ x ≤ 88; x is clamped to that range (e^x is then at most 1.7e38, and at
- * least 1.6e−38, a normal float). A NaN stays NaN (the polynomial of a NaN is NaN),
- * and is never converted to an integer: that would be undefined, not just wrong. */
+ * −87 ≤ x ≤ 88. Above, x is taken as 88 (e^x is then 1.7e38, near float32's largest);
+ * below, the result is 0 (e^x is under 1.6e−38, float32's smallest normal number, and
+ * so 0 beside anything it is added to: a softmax weight of e^−1400 is 0, as with
+ * expf). A NaN stays NaN (the polynomial of a NaN is NaN), and is never converted to
+ * an integer: that would be undefined, not just wrong. */
 static inline float exp_vec(float x) {
+    float below = x < -87.0f ? 0.0f : 1.0f;
     x = x < -87.0f ? -87.0f : x;
     x = x > 88.0f ? 88.0f : x;
     /* n = round(x / ln 2): adding and removing 1.5·2^23 leaves the nearest whole number */
@@ -37,7 +40,7 @@ static inline float exp_vec(float x) {
         int32_t bits;
         float value;
     } two_n = {.bits = ((int32_t)n + 127) << 23}; /* 2^n */
-    return p * two_n.value;
+    return p * two_n.value * below;
 }
 
 /* y = silu(x) = x · sigmoid(x) = x / (1 + e^−x), n numbers (y may be x). Within 2e-7
@@ -45,6 +48,24 @@ static inline float exp_vec(float x) {
 void silu_vec(const float *x, int64_t n, float *y) {
 #pragma omp simd
     for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + exp_vec(-x[i]));
+}
+
+/* y = x · sigmoid(gate) = x / (1 + e^−gate), n numbers. */
+void sigmoid_gate_vec(const float *x, const float *gate, int64_t n, float *y) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + exp_vec(-gate[i]));
+}
+
+void softmax_vec(float *s, int64_t n) {
+    float max = -INFINITY;
+    for (int64_t j = 0; j < n; j++) max = s[j] > max ? s[j] : max;
+#pragma omp simd
+    for (int64_t j = 0; j < n; j++) s[j] = exp_vec(s[j] - max);
+    double sum = 0.0;
+    for (int64_t j = 0; j < n; j++) sum += s[j];
+    float inv = (float)(1.0 / sum);
+#pragma omp simd
+    for (int64_t j = 0; j < n; j++) s[j] *= inv;
 }
 
 /* swiglu_vec's work, in tasks of SWIGLU_TASK numbers (one task for a token's 3584:

@@ -418,3 +418,13 @@ void linear_batch_portable(const float *x, const Tensor *w, int64_t T, float *y)
 }
 
 const char *linear_kernel_name(void) { return LINEAR_AVX512 ? "AVX-512" : "portable C"; }
+
+void dot_rows(const float *x, int C, const float *w, int64_t w_stride, int64_t rows, int64_t in, float *y,
+              int64_t y_stride) {
+    const Tiles *k = tiles_for(DTYPE_F32, 0);
+    const char *data = (const char *)w;
+    int64_t step = w_stride * (int64_t)sizeof(float), r = 0;
+    for (; r + ROWS <= rows; r += ROWS)
+        k->rows[C](data + r * step, step, in, x, in, NULL, WHOLE_ROW, y + r, 1, y_stride);
+    for (; r < rows; r++) k->one[C](data + r * step, 0, in, x, in, NULL, WHOLE_ROW, y + r, 0, y_stride);
+}

@@ -27,6 +27,17 @@ static inline float siluf(float x) { return x * sigmoidf(x); }
  * kernels/activations.c. */
 void silu_vec(const float *x, int64_t n, float *y);
 
+/* y = x · sigmoid(gate) for n numbers, the attention's output gate: silu_vec's e^x,
+ * 16 at a time. Within 2e-7 relative of x · sigmoidf(gate). Speed code, in
+ * kernels/activations.c. */
+void sigmoid_gate_vec(const float *x, const float *gate, int64_t n, float *y);
+
+/* p = softmax(s) in place for n ≥ 1 numbers: p_j = e^(s_j − max s) / Σ e^(s − max s),
+ * with silu_vec's e^x, 16 at a time, and the sum in double. The attention's fast
+ * path; within 1e-6 relative of the same with expf. Speed code, in
+ * kernels/activations.c. */
+void softmax_vec(float *s, int64_t n);
+
 /* act = silu(gate) · up for n numbers, the MLP's gate: silu_vec's arithmetic, then
  * the product, spread over the cores when there are many. Speed code, in
  * kernels/activations.c. */

@@ -115,11 +115,11 @@ static float dot(const float *q, const float *k, int d) {
  * KV head, at position pos, read positions 0 .. pos. Each key and value row is
  * loaded once for all G heads (instead of once per head); every head's numbers go
  * through the same operations in the same order as if it were alone.
- *   q: [G, d]   K, V: rows of kv_stride floats   score: scratch [G, P]
- *   o: [G, d]   probs_rows: G rows P apart, or NULL */
+ *   q: [G, d]   K, V: rows of kv_stride floats   score: [G, P], the weights p_j on return
+ *   o: [G, d]
+ * The fast path does the same in kernels/attention.c (attend_group_fast). */
 static void attend_group(const float *q, int G, const float *K, const float *V, int kv_stride, int pos, int d,
-                         float scale, float *restrict score, int P, float *restrict o, float *probs_rows,
-                         size_t probs_stride) {
+                         float scale, float *restrict score, int P, float *restrict o) {
     /* scores s_j = q · k_j / sqrt(d); only j <= pos exist for this token (causal) */
     for (int j = 0; j <= pos; j++) {
         const float *kj = K + (size_t)j * kv_stride;
@@ -149,11 +149,6 @@ static void attend_group(const float *q, int G, const float *K, const float *V, 
 #pragma omp simd
             for (int i = 0; i < d; i++) og[i] += p * vj[i];
         }
-    }
-    for (int g = 0; probs_rows && g < G; g++) {
-        float *row = probs_rows + g * probs_stride;
-        memcpy(row, score + (size_t)g * P, (size_t)(pos + 1) * sizeof(float));
-        for (int j = pos + 1; j < P; j++) row[j] = 0.0f; /* the future: masked out */
     }
 }
 
@@ -225,6 +220,7 @@ typedef struct {
     const KVCache *kv;
     int T, len0, P;
     float scale;
+    Path path;
 } AttendJob;
 
 static void attend_task(void *ctx, int64_t task, int worker) {
@@ -234,10 +230,20 @@ static void attend_task(void *ctx, int64_t task, int worker) {
     int g = (int)(task / T), t = (int)(task % T);
     size_t kvd = (size_t)dm->n_kv_heads * d;
     float *score = j->a->scores + (size_t)worker * j->a->score_floats; /* [group, P] */
-    size_t first = (size_t)t * Hq + (size_t)g * dm->group;              /* the group's first query head */
-    attend_group(j->a->q + first * d, dm->group, j->kv->k + (size_t)g * d, j->kv->v + (size_t)g * d, (int)kvd,
-                 j->len0 + t, d, j->scale, score, P, j->a->attn + first * d,
-                 j->a->probs ? j->a->probs + ((size_t)g * dm->group * T + t) * P : NULL, (size_t)T * P);
+    size_t first = (size_t)t * Hq + (size_t)g * dm->group;             /* the group's first query head */
+    int G = dm->group, pos = j->len0 + t;
+    const float *q = j->a->q + first * d, *K = j->kv->k + (size_t)g * d, *V = j->kv->v + (size_t)g * d;
+    float *o = j->a->attn + first * d;
+    if (j->path == PATH_READABLE)
+        attend_group(q, G, K, V, (int)kvd, pos, d, j->scale, score, P, o);
+    else
+        attend_group_fast(q, G, K, V, (int)kvd, pos, d, j->scale, score, P, o);
+    /* the weights, for a caller that asked (probs: [Hq, T, P]); the future masked out */
+    for (int h = 0; j->a->probs && h < G; h++) {
+        float *row = j->a->probs + ((size_t)(g * G + h) * T + t) * P;
+        memcpy(row, score + (size_t)h * P, (size_t)(pos + 1) * sizeof(float));
+        for (int k = pos + 1; k < P; k++) row[k] = 0.0f;
+    }
 }
 
 void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCache *kv, RopeTable *rope,
@@ -286,12 +292,21 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
      * over the cores as tasks; each is always computed whole by one worker, so the
      * number of workers never changes a result */
     reserve_scores(a, dm, P);
-    AttendJob job = {.dm = dm, .a = a, .kv = kv, .T = T, .len0 = len0, .P = P,
-                     .scale = 1.0f / sqrtf((float)d)};
+    AttendJob job = {.dm = dm,
+                     .a = a,
+                     .kv = kv,
+                     .T = T,
+                     .len0 = len0,
+                     .P = P,
+                     .scale = 1.0f / sqrtf((float)d),
+                     .path = path};
     pool_run((int64_t)Hkv * T, attend_task, &job);
 
     /* 7. the output gate: each of the 2048 numbers is let through by its own sigmoid */
-    for (size_t i = 0; i < (size_t)T * qd; i++) a->gated[i] = a->attn[i] * sigmoidf(a->gate[i]);
+    if (path == PATH_READABLE)
+        for (size_t i = 0; i < (size_t)T * qd; i++) a->gated[i] = a->attn[i] * sigmoidf(a->gate[i]);
+    else
+        sigmoid_gate_vec(a->attn, a->gate, (int64_t)T * (int64_t)qd, a->gated);
 
     /* 8. back to the residual stream's width */
     project(a->gated, w->o_proj, T, y, path);

@@ -97,6 +97,13 @@ bool attn_load(Attention *a, const Checkpoint *ck, int layer, Error *err);
  * w as given — the caller vouches for their shapes (attn_load checks them). */
 void attn_from_weights(Attention *a, const Config *c, const AttnWeights *w);
 
+/* Steps 4–6 for the G query heads q [G, d] of the token at position pos that read
+ * one KV head (its keys and values: rows of K and V, kv_stride floats apart): the
+ * scores into score [G, P] (then the weights p), the mix into o [G, d]. Speed code, in
+ * kernels/attention.c; attn_forward's fast path. */
+void attend_group_fast(const float *q, int G, const float *K, const float *V, int kv_stride, int pos, int d,
+                       float scale, float *restrict score, int P, float *restrict o);
+
 /* Query head h reads key/value head h / (Hq / Hkv): heads 0–3 share KV head 0,
  * heads 4–7 KV head 1 (consecutive groups, as PyTorch's repeat_interleave). */
 static inline int attn_kv_head(const AttnDims *d, int h) { return h / d->group; }
@@ -130,15 +137,15 @@ int64_t kv_bytes_used(const KVCache *kv);
  * hold that call's intermediates, named as --dump and reference/qwen35_reference.py
  * name them (layer.3.self_attn.<name>). */
 typedef struct {
-    int cap;        /* new tokens the buffers hold */
-    float *qg;      /* [cap, Hq, 2d]  q_proj's output: per head d query numbers, then d gate numbers */
-    float *q_raw;   /* [cap, Hq, d]   the query half, before q_norm */
-    float *gate;    /* [cap, Hq, d]   the gate half, before the sigmoid */
-    float *q;       /* [cap, Hq, d]   after q_norm and RoPE */
-    float *k;       /* [cap, Hkv, d]  after k_norm and RoPE (what was appended to the cache) */
-    float *v;       /* [cap, Hkv, d] */
-    float *attn;    /* [cap, Hq·d]    the mixed values of all heads, before the gate */
-    float *gated;   /* [cap, Hq·d]    after · sigmoid(gate), the input of o_proj */
+    int cap;      /* new tokens the buffers hold */
+    float *qg;    /* [cap, Hq, 2d]  q_proj's output: per head d query numbers, then d gate numbers */
+    float *q_raw; /* [cap, Hq, d]   the query half, before q_norm */
+    float *gate;  /* [cap, Hq, d]   the gate half, before the sigmoid */
+    float *q;     /* [cap, Hq, d]   after q_norm and RoPE */
+    float *k;     /* [cap, Hkv, d]  after k_norm and RoPE (what was appended to the cache) */
+    float *v;     /* [cap, Hkv, d] */
+    float *attn;  /* [cap, Hq·d]    the mixed values of all heads, before the gate */
+    float *gated; /* [cap, Hq·d]    after · sigmoid(gate), the input of o_proj */
     /* The attention weights grow with the context, so they are kept only on request:
      * point probs at [Hq, T, P] floats (P = positions after the call) before calling.
      * Row t is zero beyond position len0 + t (the future is masked). */

@@ -85,4 +85,13 @@ static inline void project(const float *x, const Tensor *w, int64_t T, float *y,
 /* "AVX-512" or "portable C": which kernels linear()/linear_batch() were built with. */
 const char *linear_kernel_name(void);
 
+/* The kernel's tiles for other float32 matrices, on the calling thread: rows of `in`
+ * numbers w_stride floats apart (a head's keys in the KV cache), C ≤ 4 vectors x of
+ * `in` numbers each (x + c·in), and
+ *     y[c·y_stride + r] = Σ_i w[r·w_stride + i] · x[c·in + i],   r < rows
+ * every sum in linear()'s order, so a row gives the same bits whatever C and rows are.
+ * Speed code for the attention's scores (kernels/attention.c). */
+void dot_rows(const float *x, int C, const float *w, int64_t w_stride, int64_t rows, int64_t in, float *y,
+              int64_t y_stride);
+
 #endif

@@ -1,0 +1,144 @@
+/* kernels/attention.c — the fast twin of attention.c's attend_group: steps 4–6 of
+ * the layer (scores, softmax, mix) for the G query heads of one token that read the
+ * same KV head.
+ *
+ * Speed code. The formula and its plain loops are attend_group in qwen/attention.c;
+ * ch06_attention/tests/test_attention.c holds this one to it (the same numbers up to
+ * the order of float32 sums: 16 running sums per dot product here, and fused
+ * multiply-adds, and e^x from exp_vec's polynomial).
+ *
+ *   scores  s[g][j] = q_g · k_j / sqrt(d) for j = 0 .. pos: the linear kernel's tiles
+ *           (dot_rows), with the keys as the rows of a matrix and the G query heads as
+ *           its tokens, so a key is read once for all G heads;
+ *   softmax each row: softmax_vec (max, e^(s − max) 16 at a time, the sum in double);
+ *   mix     o[g] = Σ_j p[g][j] v_j: a tile of 4 heads × 96 dims kept in 24 registers,
+ *           the value vectors loaded once per j for all 4 heads.
+ *
+ * Every sum runs over j = 0, 1, ..., pos in that order and over the dims in fixed
+ * lanes, whatever else the call computes, so a token's output does not depend on how
+ * many tokens the pass holds: decoding one token gives the bits of the full pass.
+ */
+#include "qwen/attention.h"
+
+#include <string.h>
+
+#include "qwen/activations.h"
+#include "qwen/linear.h"
+
+#if defined(__AVX512F__)
+#define ATTN_AVX512 1
+#include <immintrin.h>
+#else
+#define ATTN_AVX512 0
+#endif
+
+#define ALWAYS_INLINE __attribute__((always_inline))
+#define QUERIES       4 /* query heads per tile, scores (dot_rows' C) and mix alike */
+#define MIX_VECS      6 /* 16-dim vectors of values per mix tile: 4 × 6 sums + 6 values in registers */
+
+#if ATTN_AVX512
+
+/* o[r][0 .. 16·NV) = Σ_{j < n} p[r][j] · V[j][0 .. 16·NV) for R ≤ 4 heads: p row r at
+ * p + r·p_stride, value j at V + j·v_stride, output row r at o + r·o_stride; the
+ * last vector takes only the lanes of `last` (a row that does not end on 16 dims). */
+static inline ALWAYS_INLINE void mix_tile(const float *p, int64_t p_stride, const float *V, int64_t v_stride,
+                                          int n, __mmask16 last, float *o, int64_t o_stride, int R, int NV) {
+    __m512 acc[QUERIES][MIX_VECS];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 6
+        for (int c = 0; c < NV; c++) acc[r][c] = _mm512_setzero_ps();
+    for (int j = 0; j < n; j++) {
+        const float *vj = V + (int64_t)j * v_stride;
+        __m512 v[MIX_VECS];
+#pragma GCC unroll 6
+        for (int c = 0; c < NV; c++) {
+            v[c] = c == NV - 1 ? _mm512_maskz_loadu_ps(last, vj + 16 * c) : _mm512_loadu_ps(vj + 16 * c);
+            __asm__("" : "+v"(v[c])); /* in a register, not loaded again by each multiply-add */
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) {
+            __m512 pr = _mm512_set1_ps(p[r * p_stride + j]);
+#pragma GCC unroll 6
+            for (int c = 0; c < NV; c++) acc[r][c] = _mm512_fmadd_ps(pr, v[c], acc[r][c]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 6
+        for (int c = 0; c < NV; c++) {
+            float *at = o + r * o_stride + 16 * c;
+            if (c == NV - 1)
+                _mm512_mask_storeu_ps(at, last, acc[r][c]);
+            else
+                _mm512_storeu_ps(at, acc[r][c]);
+        }
+}
+
+/* mix_tile with R and NV as constants, so that its loops unroll into registers. */
+#define MIX_CASE(R, NV)                                                                                      \
+    case (R)*8 + (NV):                                                                                       \
+        mix_tile(p, p_stride, V, v_stride, n, last, o, o_stride, R, NV);                                     \
+        break;
+#define MIX_CASES(R) MIX_CASE(R, 1) MIX_CASE(R, 2) MIX_CASE(R, 3) MIX_CASE(R, 4) MIX_CASE(R, 5) MIX_CASE(R, 6)
+
+static void mix_block(const float *p, int64_t p_stride, const float *V, int64_t v_stride, int n,
+                      __mmask16 last, float *o, int64_t o_stride, int R, int NV) {
+    switch (R * 8 + NV) {
+        MIX_CASES(1)
+        MIX_CASES(2)
+        MIX_CASES(3)
+        MIX_CASES(4)
+    }
+}
+
+/* o[g] = Σ_{j < n} p[g][j] v_j for G heads of d dims: tiles of up to 4 heads × 96 dims. */
+static void mix(const float *p, int G, int64_t p_stride, const float *V, int64_t v_stride, int n, int d,
+                float *o) {
+    for (int g = 0; g < G; g += QUERIES) {
+        int R = G - g < QUERIES ? G - g : QUERIES;
+        for (int i = 0; i < d; i += 16 * MIX_VECS) {
+            int width = d - i < 16 * MIX_VECS ? d - i : 16 * MIX_VECS;
+            int NV = (width + 15) / 16, tail = width - 16 * (NV - 1);
+            __mmask16 last = (__mmask16)((1u << tail) - 1);
+            mix_block(p + g * p_stride, p_stride, V + i, v_stride, n, last, o + (int64_t)g * d + i, d, R, NV);
+        }
+    }
+}
+
+#else /* portable: the readable loop's order, which the compiler vectorizes over the dims */
+
+static void mix(const float *p, int G, int64_t p_stride, const float *V, int64_t v_stride, int n, int d,
+                float *o) {
+    memset(o, 0, sizeof(float) * (size_t)G * (size_t)d);
+    for (int j = 0; j < n; j++) {
+        const float *restrict vj = V + (int64_t)j * v_stride;
+        for (int g = 0; g < G; g++) {
+            const float pj = p[g * p_stride + j];
+            float *restrict og = o + (int64_t)g * d;
+#pragma omp simd
+            for (int i = 0; i < d; i++) og[i] += pj * vj[i];
+        }
+    }
+}
+
+#endif /* ATTN_AVX512 */
+
+void attend_group_fast(const float *q, int G, const float *K, const float *V, int kv_stride, int pos, int d,
+                       float scale, float *restrict score, int P, float *restrict o) {
+    int n = pos + 1; /* positions 0 .. pos: causal */
+    /* 4. s[g][j] = q_g · k_j, the keys read once for up to 4 heads, then / sqrt(d) */
+    for (int g = 0; g < G; g += QUERIES) {
+        int C = G - g < QUERIES ? G - g : QUERIES;
+        dot_rows(q + (int64_t)g * d, C, K, kv_stride, n, d, score + (int64_t)g * P, P);
+    }
+    for (int g = 0; g < G; g++) {
+        float *sg = score + (int64_t)g * P;
+#pragma omp simd
+        for (int j = 0; j < n; j++) sg[j] *= scale;
+        /* 5. p = softmax(s) in place */
+        softmax_vec(sg, n);
+    }
+    /* 6. o = Σ_j p_j v_j */
+    mix(score, G, P, V, kv_stride, n, d, o);
+}
