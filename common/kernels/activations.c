@@ -25,7 +25,6 @@ static inline float exp_vec(float x) {
     x = x > 88.0f ? 88.0f : x;
     /* n = round(x / ln 2): adding and removing 1.5·2^23 leaves the nearest whole number */
     float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    n = n == n ? n : 0.0f; /* NaN: any exponent will do */
     /* r = x − n·ln 2, with ln 2 in two parts (0.693359375 is exact in a few bits), so
      * the product n·ln 2 loses nothing */
     float r = x - n * 0.693359375f + n * 2.12194440e-4f;
@@ -39,7 +38,7 @@ static inline float exp_vec(float x) {
     union {
         int32_t bits;
         float value;
-    } two_n = {.bits = ((int32_t)n + 127) << 23}; /* 2^n */
+    } two_n = {.bits = ((int32_t)(n < 127.0f ? n : 127.0f) + 127) << 23}; /* 2^n (a NaN: any will do) */
     return p * two_n.value * below;
 }
 
