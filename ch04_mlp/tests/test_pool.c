@@ -2,16 +2,23 @@
  * (common/kernels/pool.h): every task of a job runs exactly once, whatever the number
  * of workers and tasks, job after job; the caller is worker 0 and no worker number
  * reaches the count; a job started from inside a task runs there, whole; a job of one
- * task or none costs the others nothing. */
+ * task or none costs the others nothing; workers the system keeps pausing (two on one
+ * CPU) are given up. */
 #include <check.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "kernels/pool.h"
 #include "tests/check_main.h"
 #include "workbook/util.h"
 
 enum { MAX_TASKS = 5000 };
+
+static char self_path[4096]; /* this program, for the test that needs a fresh copy */
 
 typedef struct {
     _Atomic int runs[MAX_TASKS]; /* how often each task ran */
@@ -40,7 +47,8 @@ START_TEST(every_task_once) {
                     ck_assert_msg(c.runs[t] == (t < sizes[s] ? 1 : 0),
                                   "%d workers, %lld tasks: task %lld ran %d times", workers,
                                   (long long)sizes[s], (long long)t, c.runs[t]);
-                ck_assert_msg(!c.bad_worker, "%d workers: a task ran on a worker number out of range", workers);
+                ck_assert_msg(!c.bad_worker, "%d workers: a task ran on a worker number out of range",
+                              workers);
             }
     }
     pool_set_threads(0);
@@ -94,13 +102,48 @@ START_TEST(uneven_tasks_complete) {
 }
 END_TEST
 
-int main(void) {
+/* Two workers on one core: the system pauses one for the other, and the pool must
+ * notice and go on with the caller alone (pool_workers_in_use() == 1) rather than
+ * have every job wait for a paused worker. It needs a process whose threads are all
+ * tied to one CPU from the start, so it runs in a fresh copy of this program
+ * (--one-cpu); the exit status says whether the pool gave up its worker within 5 s. */
+static int one_cpu_child(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 2;
+    int first = 0;
+    while (first < CPU_SETSIZE && !CPU_ISSET(first, &set)) first++;
+    CPU_ZERO(&set);
+    CPU_SET(first, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) return 2; /* the workers inherit it */
+    pool_set_threads(2);
+    static Count c;
+    c.workers = 2;
+    double start = now_seconds();
+    while (pool_workers_in_use() == 2 && now_seconds() - start < 5) pool_run(64, slow_task, &c);
+    printf("OK   one CPU, 2 workers: %d in use after %.2f s\n", pool_workers_in_use(), now_seconds() - start);
+    return pool_workers_in_use() == 1 ? 0 : 1;
+}
+
+START_TEST(paused_workers_are_given_up) {
+    ck_assert_int_eq(pool_workers_in_use(), pool_threads()); /* nobody pauses a test alone */
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "'%s' --one-cpu", self_path);
+    int rc = system(cmd);
+    ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 0,
+                  "with 2 workers on one CPU the pool still used both after 5 s (status %d)", rc);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+    if (argc == 2 && strcmp(argv[1], "--one-cpu") == 0) return one_cpu_child();
+    snprintf(self_path, sizeof self_path, "%s", argv[0]);
     Suite *s = suite_create("pool");
     TCase *tc = tcase_create("pool");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, every_task_once);
     tcase_add_test(tc, nested_job_runs_in_its_task);
     tcase_add_test(tc, uneven_tasks_complete);
+    tcase_add_test(tc, paused_workers_are_given_up);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }

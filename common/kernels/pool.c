@@ -16,6 +16,17 @@
  *
  * Waiting is spin, then sleep: SPIN_NS of checking (with the CPU's pause hint), then a
  * futex wait on Linux (elsewhere a short sleep in a loop).
+ *
+ * Sharing the cores with another program. When more threads want to run than there are
+ * cores, the system pauses one of them for a few milliseconds at a time; if it holds a
+ * task, the whole job waits for it, and the other workers with it. A worker can tell:
+ * the system counts the times it was paused against its will (getrusage's
+ * ru_nivcsw, RUSAGE_THREAD). Every thread of the pool looks at its count at most once
+ * a millisecond, and when it has grown, the pool gives up one worker: jobs go to one
+ * worker fewer (never fewer than the caller), so that the threads that remain have a
+ * core each. Every BACKOFF_NS without a pause it takes one back. Beside one busy
+ * program on 2 cores the caller works alone most of the time, with a core of its own;
+ * on an idle machine the counts stay still and every worker takes part.
  */
 #include "kernels/pool.h"
 
@@ -27,6 +38,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +55,10 @@
  * short); a worker the system has paused keeps the others waiting for a scheduler
  * slice (milliseconds), and then sleeping gives its core away at once. */
 #define SPIN_NS 30000
+/* How long the pool goes on with a worker fewer after a pause before it tries one more. */
+#define BACKOFF_NS 100000000
+/* How often a thread looks at its count of pauses. */
+#define CHECK_NS 1000000
 
 static struct {
     pthread_mutex_t lock; /* one job at a time */
@@ -56,7 +72,10 @@ static struct {
     _Atomic int64_t done;
     _Atomic uint32_t done_word; /* bumped when the last task is done: the caller sleeps on it */
     _Atomic int caller_asleep;
-    _Atomic int sleepers; /* workers asleep on generation */
+    _Atomic int sleepers;    /* workers asleep on generation */
+    _Atomic int job_workers; /* workers 0 .. job_workers − 1 take part in the current job */
+    _Atomic int limit;       /* workers the pool uses while others want the cores too (0: all) */
+    _Atomic int64_t retry;   /* now_ns() after which it tries one worker more */
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local bool in_worker; /* a task that calls pool_run runs it alone */
@@ -121,6 +140,49 @@ static bool job_done(const void *n) {
     return atomic_load_explicit(&pool.done, memory_order_acquire) >= *(const int64_t *)n;
 }
 
+/* ---- sharing the cores ------------------------------------------------------------------ */
+
+/* What one thread last saw of its pauses. */
+typedef struct {
+    bool looked;     /* at least once */
+    int64_t checked; /* now_ns() of the last look */
+    long paused;     /* ru_nivcsw then */
+} PauseCount;
+
+static _Thread_local PauseCount pauses;
+
+/* Looks (at most once every CHECK_NS) whether the system paused this thread since the
+ * last look, and if so gives up one of the `workers` in use. */
+static void note_pauses(int64_t now, int workers) {
+#if defined(__linux__) && defined(RUSAGE_THREAD)
+    if (now - pauses.checked < CHECK_NS) return;
+    pauses.checked = now;
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) return;
+    if (pauses.looked && ru.ru_nivcsw != pauses.paused && workers > 1) {
+        atomic_store_explicit(&pool.limit, workers - 1, memory_order_relaxed);
+        atomic_store_explicit(&pool.retry, now + BACKOFF_NS, memory_order_relaxed);
+    }
+    pauses.looked = true;
+    pauses.paused = ru.ru_nivcsw;
+#else
+    (void)now, (void)workers;
+#endif
+}
+
+/* The workers the next job uses, out of `active`: all of them, or the limit the pauses
+ * have set, raised by one every BACKOFF_NS without a pause. */
+static int workers_now(int64_t now, int active) {
+    int limit = atomic_load_explicit(&pool.limit, memory_order_relaxed);
+    if (limit == 0 || limit >= active) return active;
+    if (now > atomic_load_explicit(&pool.retry, memory_order_relaxed)) {
+        limit++;
+        atomic_store_explicit(&pool.limit, limit >= active ? 0 : limit, memory_order_relaxed);
+        atomic_store_explicit(&pool.retry, now + BACKOFF_NS, memory_order_relaxed);
+    }
+    return limit;
+}
+
 /* ---- working -------------------------------------------------------------------------- */
 
 /* Takes and runs tasks of job g until none is left (or the job is over). */
@@ -156,7 +218,11 @@ static void *worker_main(void *arg) {
             atomic_fetch_sub(&pool.sleepers, 1);
         }
         seen = atomic_load_explicit(&pool.generation, memory_order_acquire);
-        if (worker < atomic_load_explicit(&pool.active, memory_order_relaxed)) work(seen, worker);
+        int workers = atomic_load_explicit(&pool.job_workers, memory_order_relaxed);
+        if (worker < workers) {
+            work(seen, worker);
+            note_pauses(now_ns(), workers);
+        }
     }
     return NULL;
 }
@@ -210,9 +276,15 @@ static void start_workers(void) {
 
 int pool_threads(void) { return active_workers(); }
 
+int pool_workers_in_use(void) {
+    int active = active_workers(), limit = atomic_load(&pool.limit);
+    return limit == 0 || limit >= active ? active : limit;
+}
+
 void pool_set_threads(int n) {
     pthread_mutex_lock(&pool.lock); /* not while a job runs */
     atomic_store(&pool.active, n >= 1 ? (n > MAX_WORKERS ? MAX_WORKERS : n) : default_threads());
+    atomic_store(&pool.limit, 0);
     pthread_mutex_unlock(&pool.lock);
 }
 
@@ -225,7 +297,10 @@ void pool_run(int64_t n_tasks, PoolTask *fn, void *ctx) {
     if (n_tasks > 0xffffffffLL) die("pool_run: %lld tasks", (long long)n_tasks);
     pthread_mutex_lock(&pool.lock);
     start_workers();
-    if (atomic_load(&pool.active) == 1) {
+    int64_t now = now_ns();
+    int workers = workers_now(now, atomic_load(&pool.active));
+    note_pauses(now, workers);
+    if (workers == 1) {
         pthread_mutex_unlock(&pool.lock);
         for (int64_t t = 0; t < n_tasks; t++) fn(ctx, t, 0);
         return;
@@ -237,6 +312,7 @@ void pool_run(int64_t n_tasks, PoolTask *fn, void *ctx) {
     atomic_store_explicit(&pool.ctx, ctx, memory_order_relaxed);
     atomic_store_explicit(&pool.n, n_tasks, memory_order_relaxed);
     atomic_store_explicit(&pool.done, 0, memory_order_relaxed);
+    atomic_store_explicit(&pool.job_workers, workers, memory_order_relaxed);
     atomic_store_explicit(&pool.claim, (uint64_t)g << 32, memory_order_release);
     atomic_store(&pool.generation, g);
     if (atomic_load(&pool.sleepers) > 0) wake_all(&pool.generation);

@@ -12,7 +12,9 @@
  *     of holding them up (a static split, one half per thread, would wait for it);
  *   - a worker with nothing to do spins for a few microseconds — on an idle machine
  *     the next job or the last task comes within that — and then sleeps (a futex
- *     wait), so that it never keeps a core from the worker that still has a task.
+ *     wait), so that it never keeps a core from the worker that still has a task;
+ *   - when the system keeps pausing the pool's threads (more threads want to run than
+ *     there are cores), the pool uses one worker fewer, and tries again later.
  * Each task is computed by one worker from start to end, by the same code whichever
  * it is, so no result ever depends on which worker ran it, nor on how many there are.
  *
@@ -32,6 +34,9 @@ void pool_run(int64_t n_tasks, PoolTask *fn, void *ctx);
 
 /* Workers, the calling thread included (≥ 1). */
 int pool_threads(void);
+/* The workers the next job will use: pool_threads(), or fewer while the system has
+ * been pausing them to run other programs (pool.c says how the pool notices). */
+int pool_workers_in_use(void);
 /* n ≥ 1 workers from now on; 0: the default again. */
 void pool_set_threads(int n);
 
