@@ -241,6 +241,7 @@ typedef struct {
     double decode_ms; /* median token time of BUSY_DECODE after it */
     double bytes;     /* read per decoded token */
     double bw, peak;  /* the machine's limits, measured under the same load */
+    int in_use;       /* workers the pool used at the end (fewer when it was being paused) */
 } Contention;
 
 static void time_contention(const Model *m, RunState *s, const int *ids, Contention *c) {
@@ -260,6 +261,7 @@ static void time_contention(const Model *m, RunState *s, const int *ids, Content
         t[k] = now_seconds() - t0;
     }
     c->decode_ms = median(t, BUSY_DECODE) * 1e3;
+    c->in_use = pool_workers_in_use();
     pool_set_threads(0);
 }
 
@@ -499,17 +501,20 @@ int main(int argc, char **argv) {
            dec[0].check[TORCH_DECODE - 1].argmax);
 
     printf("\ncontention: the %d-token prefill and %d tokens decoded after it, with %d workers and with 1,\n"
-           "on the machine as it is and beside one busy process (the limits measured under the same load)\n",
+           "on the machine as it is and beside one busy process (the limits measured under the same load;\n"
+           "in use: the workers the pool was using at the end, fewer when the system kept pausing them)\n",
            PROMPTS[0], BUSY_DECODE, workers);
-    printf("  %-32s  %13s  %8s  %12s  %8s\n", "", "prefill tok/s", "of peak", "decode tok/s", "of bound");
+    printf("  %-32s  %13s  %8s  %12s  %8s  %6s\n", "", "prefill tok/s", "of peak", "decode tok/s", "of bound",
+           "in use");
     for (int i = 0; i < 4; i++) {
         const Contention *k = &con[i];
         char name[64];
         snprintf(name, sizeof name, "%s, %d worker%s", k->busy ? "beside a busy process" : "idle", k->workers,
                  k->workers == 1 ? "" : "s");
         double macs = prefill_macs(&m, PROMPTS[0]), rate = 1e3 / k->decode_ms;
-        printf("  %-32s  %13.1f  %7.0f%%  %12.2f  %7.0f%%\n", name, PROMPTS[0] / k->prefill_s,
-               100 * 2 * macs / k->prefill_s / 1e9 / k->peak, rate, 100 * rate / (k->bw * 1e9 / k->bytes));
+        printf("  %-32s  %13.1f  %7.0f%%  %12.2f  %7.0f%%  %6d\n", name, PROMPTS[0] / k->prefill_s,
+               100 * 2 * macs / k->prefill_s / 1e9 / k->peak, rate, 100 * rate / (k->bw * 1e9 / k->bytes),
+               k->in_use);
     }
 
     double bound_mem = file_bytes * 1.05 + state_max;
