@@ -19,26 +19,31 @@
  *
  * Sharing the cores with another program. When more threads want to run than there are
  * cores, the system pauses one of them for a few milliseconds at a time; if it holds a
- * task, the whole job waits for it, and the other workers with it. A worker can tell:
- * the system counts the times it was paused against its will (getrusage's
- * ru_nivcsw, RUSAGE_THREAD). Every thread of the pool looks at its count at most once
- * a millisecond, and when it has grown, the pool gives up one worker: jobs go to one
- * worker fewer (never fewer than the caller), so that the threads that remain have a
- * core each. Every BACKOFF_NS without a pause it takes one back. Beside one busy
- * program on 2 cores the caller works alone most of the time, with a core of its own;
- * on an idle machine the counts stay still and every worker takes part.
+ * task, the whole job waits for it, and the other workers with it. A thread can tell:
+ * Linux counts the time each thread spent ready to run but waiting for a core
+ * (/proc/thread-self/schedstat, its second number). Every thread of the pool looks
+ * every WINDOW_NS; when it waited more than a fifth of that window, the pool gives up
+ * one worker: jobs go to one worker fewer (never fewer than the caller), so that the
+ * threads that remain have a core each. After a while (BACKOFF_NS, doubled each time
+ * the extra worker had to be given up again at once, up to MAX_BACKOFF_NS) it tries one
+ * more. Beside one busy program on 2 cores the caller then works alone nearly all the
+ * time, with a core of its own; on an idle machine a thread waits for a core a few
+ * microseconds a second, and every worker takes part. (Counting the times a thread was
+ * paused, getrusage's ru_nivcsw, does not tell the two apart: an idle machine's own
+ * housekeeping pauses a thread tens of times a second, for microseconds each.)
  */
 #include "kernels/pool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,10 +60,14 @@
  * short); a worker the system has paused keeps the others waiting for a scheduler
  * slice (milliseconds), and then sleeping gives its core away at once. */
 #define SPIN_NS 30000
-/* How long the pool goes on with a worker fewer after a pause before it tries one more. */
-#define BACKOFF_NS 100000000
-/* How often a thread looks at its count of pauses. */
-#define CHECK_NS 1000000
+/* How often a thread looks at its time spent waiting for a core, and what share of that
+ * window makes the pool give up a worker. */
+#define WINDOW_NS  20000000
+#define WAIT_SHARE 0.2
+/* How long the pool goes on with a worker fewer before it tries one more: BACKOFF_NS,
+ * doubled each time the worker it took back had to be given up within WINDOW_NS · 4. */
+#define BACKOFF_NS     100000000
+#define MAX_BACKOFF_NS 1600000000
 
 static struct {
     pthread_mutex_t lock; /* one job at a time */
@@ -76,6 +85,8 @@ static struct {
     _Atomic int job_workers; /* workers 0 .. job_workers − 1 take part in the current job */
     _Atomic int limit;       /* workers the pool uses while others want the cores too (0: all) */
     _Atomic int64_t retry;   /* now_ns() after which it tries one worker more */
+    _Atomic int64_t raised;  /* now_ns() when it last did */
+    _Atomic int64_t backoff; /* how long it waits before the next try */
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local bool in_worker; /* a task that calls pool_run runs it alone */
@@ -142,42 +153,61 @@ static bool job_done(const void *n) {
 
 /* ---- sharing the cores ------------------------------------------------------------------ */
 
-/* What one thread last saw of its pauses. */
+/* What one thread last saw of its waiting. */
 typedef struct {
-    bool looked;     /* at least once */
-    int64_t checked; /* now_ns() of the last look */
-    long paused;     /* ru_nivcsw then */
-} PauseCount;
+    int fd;          /* /proc/thread-self/schedstat, opened at the first look (−1: none) */
+    int64_t checked; /* now_ns() of the last look (0: none yet) */
+    int64_t waited;  /* nanoseconds it had waited for a core then */
+} WaitCount;
 
-static _Thread_local PauseCount pauses;
+static _Thread_local WaitCount waits = {.fd = -2}; /* −2: not opened yet */
 
-/* Looks (at most once every CHECK_NS) whether the system paused this thread since the
- * last look, and if so gives up one of the `workers` in use. */
-static void note_pauses(int64_t now, int workers) {
-#if defined(__linux__) && defined(RUSAGE_THREAD)
-    if (now - pauses.checked < CHECK_NS) return;
-    pauses.checked = now;
-    struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) != 0) return;
-    if (pauses.looked && ru.ru_nivcsw != pauses.paused && workers > 1) {
-        atomic_store_explicit(&pool.limit, workers - 1, memory_order_relaxed);
-        atomic_store_explicit(&pool.retry, now + BACKOFF_NS, memory_order_relaxed);
-    }
-    pauses.looked = true;
-    pauses.paused = ru.ru_nivcsw;
+/* Nanoseconds this thread has spent ready to run but waiting for a core, or −1. */
+static int64_t time_waited(void) {
+#ifdef __linux__
+    if (waits.fd == -2) waits.fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    char buf[96];
+    ssize_t n = waits.fd >= 0 ? pread(waits.fd, buf, sizeof buf - 1, 0) : -1;
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    long long run, wait;
+    return sscanf(buf, "%lld %lld", &run, &wait) == 2 ? (int64_t)wait : -1;
 #else
-    (void)now, (void)workers;
+    return -1;
 #endif
 }
 
-/* The workers the next job uses, out of `active`: all of them, or the limit the pauses
- * have set, raised by one every BACKOFF_NS without a pause. */
+/* Every WINDOW_NS: when this thread waited for a core more than WAIT_SHARE of the
+ * window, one of the `workers` in use is given up. */
+static void note_waits(int64_t now, int workers) {
+    if (waits.checked != 0 && now - waits.checked < WINDOW_NS) return;
+    int64_t waited = time_waited();
+    if (waited < 0) return;
+    if (waits.checked != 0 && workers > 1 &&
+        waited - waits.waited > WAIT_SHARE * (double)(now - waits.checked)) {
+        /* taken back only a moment ago: wait twice as long before the next try */
+        int64_t backoff = atomic_load_explicit(&pool.backoff, memory_order_relaxed);
+        if (now - atomic_load_explicit(&pool.raised, memory_order_relaxed) > 4 * (int64_t)WINDOW_NS)
+            backoff = BACKOFF_NS;
+        else if (backoff < MAX_BACKOFF_NS)
+            backoff = backoff ? 2 * backoff : BACKOFF_NS;
+        atomic_store_explicit(&pool.backoff, backoff, memory_order_relaxed);
+        atomic_store_explicit(&pool.limit, workers - 1, memory_order_relaxed);
+        atomic_store_explicit(&pool.retry, now + backoff, memory_order_relaxed);
+    }
+    waits.checked = now;
+    waits.waited = waited;
+}
+
+/* The workers the next job uses, out of `active`: all of them, or the limit the waits
+ * have set, raised by one once its time is up. */
 static int workers_now(int64_t now, int active) {
     int limit = atomic_load_explicit(&pool.limit, memory_order_relaxed);
     if (limit == 0 || limit >= active) return active;
     if (now > atomic_load_explicit(&pool.retry, memory_order_relaxed)) {
         limit++;
         atomic_store_explicit(&pool.limit, limit >= active ? 0 : limit, memory_order_relaxed);
+        atomic_store_explicit(&pool.raised, now, memory_order_relaxed);
         atomic_store_explicit(&pool.retry, now + BACKOFF_NS, memory_order_relaxed);
     }
     return limit;
@@ -221,7 +251,7 @@ static void *worker_main(void *arg) {
         int workers = atomic_load_explicit(&pool.job_workers, memory_order_relaxed);
         if (worker < workers) {
             work(seen, worker);
-            note_pauses(now_ns(), workers);
+            note_waits(now_ns(), workers);
         }
     }
     return NULL;
@@ -299,7 +329,7 @@ void pool_run(int64_t n_tasks, PoolTask *fn, void *ctx) {
     start_workers();
     int64_t now = now_ns();
     int workers = workers_now(now, atomic_load(&pool.active));
-    note_pauses(now, workers);
+    note_waits(now, workers);
     if (workers == 1) {
         pthread_mutex_unlock(&pool.lock);
         for (int64_t t = 0; t < n_tasks; t++) fn(ctx, t, 0);
