@@ -439,17 +439,22 @@ START_TEST(test_softmax_large_scores) {
     KVCache kv;
     kv_init(&kv, &at.d, 0);
     const float x[2 * 2] = {1, 0, 1, 0};
-    float out[4], probs[4];
-    AttnActs a;
-    attn_acts_init(&a, &at.d, 2);
-    a.probs = probs;
-    attn_forward(&at, &a, x, 2, &kv, &rope, out, PATH_FAST);
-    attn_acts_free(&a);
-    for (int i = 0; i < 4; i++)
-        ck_assert_msg(isfinite(out[i]) && isfinite(probs[i]), "value %d not finite", i);
-    /* token 0: weight 1 on itself; token 1: weights (0, 1), as worked out above */
-    const float want_probs[4] = {1, 0, 0, 1};
-    ck_assert(compare_f32("softmax with scores ~1400", "1 x 2 x 2", probs, want_probs, 4, 0, 0, NULL));
+    for (Path path = PATH_FAST; path <= PATH_READABLE; path++) {
+        float out[4], probs[4];
+        AttnActs a;
+        attn_acts_init(&a, &at.d, 2);
+        a.probs = probs;
+        kv_reset(&kv);
+        attn_forward(&at, &a, x, 2, &kv, &rope, out, path);
+        attn_acts_free(&a);
+        for (int i = 0; i < 4; i++)
+            ck_assert_msg(isfinite(out[i]) && isfinite(probs[i]), "value %d not finite", i);
+        /* token 0: weight 1 on itself; token 1: weights (0, 1), as worked out above */
+        const float want_probs[4] = {1, 0, 0, 1};
+        ck_assert(compare_f32(path == PATH_FAST ? "softmax with scores ~1400 (fast)"
+                                                : "softmax with scores ~1400 (readable)",
+                              "1 x 2 x 2", probs, want_probs, 4, 0, 0, NULL));
+    }
     kv_free(&kv);
     rope_free(&rope);
 }
