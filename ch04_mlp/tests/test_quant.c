@@ -673,6 +673,99 @@ START_TEST(test_pack) {
 }
 END_TEST
 
+/* q8_pack's fast quantizer (AVX-512 where built) gives the reference's bytes on the
+ * numbers where a quantizer goes wrong: groups from 1e-7 to 1e5 in size (scales among
+ * fp16's subnormals, where the "next fp16 up" rule acts, and near Q8_MAX_ABS), exact
+ * ties k + 1/2 of the scale, zeros, a short last group, a row that is all zeros, and
+ * numbers of every dtype a checkpoint may hold (F32, F16, BF16). Which wrong code would
+ * pass test_pack alone: a quantizer that rounds ties away from zero, or takes the
+ * unrounded scale, agrees with the reference on random BF16 rows nearly always. */
+START_TEST(test_pack_hard_numbers) {
+    int64_t out = 37, in = 75, G = q8_groups(in); /* 3 blocks, the last short; 3 groups, the last of 11 */
+    float *f = xmalloc((size_t)(out * in) * sizeof *f);
+    for (int64_t o = 0; o < out; o++) {
+        float mag = o == 5 ? 0.0f : (float)pow(10.0, -7.0 + 12.0 * (double)o / (double)(out - 1));
+        for (int64_t i = 0; i < in; i++) f[o * in + i] = mag * uniform();
+        if (o % 3 == 0) { /* ties: max 127 · 2^-e gives scale 2^-e, so (k + 1/2) · scale is a tie */
+            float sc = ldexpf(1.0f, -(int)(o % 20));
+            for (int64_t i = 0; i < in; i++)
+                f[o * in + i] = sc * ((float)(i % 5) - 2.0f + 0.5f) * (i % 2 ? 1 : -1);
+            for (int64_t g = 0; g < G; g++) f[o * in + g * Q8_GROUP] = 127.0f * sc;
+        }
+    }
+    f[36 * in + 3] = Q8_MAX_ABS; /* the largest number a row may hold */
+    for (DType dt = DTYPE_F32; dt <= DTYPE_BF16; dt++) {
+        void *data = xmalloc((size_t)(out * in) * 4);
+        for (int64_t i = 0; i < out * in; i++) {
+            if (dt == DTYPE_F32) ((float *)data)[i] = f[i];
+            if (dt == DTYPE_F16) ((uint16_t *)data)[i] = fp16_bits(fminf(fmaxf(f[i], -65504.0f), 65504.0f));
+            if (dt == DTYPE_BF16) { /* Q8_MAX_ABS rounds up in BF16: the BF16 below it instead */
+                uint16_t h = f32_to_bf16(f[i]);
+                ((uint16_t *)data)[i] = fabsf(bf16_to_f32(h)) > Q8_MAX_ABS ? h - 1 : h;
+            }
+        }
+        Tensor t = {.name = "w", .dtype = dt, .ndim = 2, .shape = {out, in}, .numel = out * in, .data = data};
+        float *row = xmalloc((size_t)in * sizeof *row);
+        int8_t *q = xmalloc((size_t)(out * in));
+        uint16_t *sc = xmalloc((size_t)(out * G) * sizeof *sc);
+        for (int64_t o = 0; o < out; o++) {
+            tensor_read_f32(&t, o * in, in, row);
+            ck_assert(q8_quantize_row(row, in, q + o * in, sc + o * G));
+        }
+        Q8Weights got, want;
+        Error err;
+        ck_assert_msg(q8_pack(&t, &got, &err), "%s", err.msg);
+        q8_pack_quantized(q, sc, out, in, &want);
+        ck_assert_msg(memcmp(got.data, want.data, (size_t)q8_packed_bytes(out, in)) == 0,
+                      "%s: q8_pack differs from q8_quantize_row + q8_pack_quantized", dtype_name(dt));
+        q8_free(&got), q8_free(&want);
+        free(data), free(row), free(q), free(sc);
+    }
+    printf("OK   q8_pack on subnormal scales, ties, zeros, Q8_MAX_ABS, a short group; F32, F16, BF16\n");
+    free(f);
+}
+END_TEST
+
+/* q8_linear_tensor_ref, the formula from the checkpoint's numbers, gives the bits of the
+ * fast path on q8_pack(W), and of q8_linear_ref on the quantized rows; a row it cannot
+ * quantize comes out NaN. Sizes as promised: q8_packed_bytes is what q8_pack lays out. */
+START_TEST(test_tensor_ref) {
+    int64_t out = 21, in = 70, T = 3, G = q8_groups(in);
+    uint16_t *bf = xmalloc((size_t)(out * in) * sizeof *bf);
+    float *f = xmalloc((size_t)(out * in) * sizeof *f);
+    for (int64_t i = 0; i < out * in; i++) f[i] = bf16_to_f32(bf[i] = f32_to_bf16(0.05f * uniform()));
+    Tensor t = {
+        .name = "w", .dtype = DTYPE_BF16, .ndim = 2, .shape = {out, in}, .numel = out * in, .data = bf};
+    int8_t *q = xmalloc((size_t)(out * in));
+    uint16_t *sc = xmalloc((size_t)(out * G) * sizeof *sc);
+    for (int64_t o = 0; o < out; o++) ck_assert(q8_quantize_row(f + o * in, in, q + o * in, sc + o * G));
+    Q8Weights p;
+    Error err;
+    ck_assert(q8_pack(&t, &p, &err));
+    ck_assert(q8_packed_bytes(out, in) == (uint64_t)(p.blocks * q8_block_bytes(&p)));
+    ck_assert(q8_packed_bytes(out, in) == 2 * 2 * 1088);
+    float *x = random_floats(T * in, 1.0f), *y = xmalloc((size_t)(T * out) * sizeof *y),
+          *want = xmalloc((size_t)(T * out) * sizeof *want),
+          *fast_y = xmalloc((size_t)(T * out) * sizeof *fast_y);
+    for (int r = 0; r < 2; r++) {
+        q8_linear_tensor_ref(x, &t, T, all_ranges[r], y);
+        q8_linear_ref(x, q, sc, T, in, out, all_ranges[r], want);
+        fast(q8_best_kernel, &p, x, T, all_ranges[r], fast_y);
+        ck_assert_msg(memcmp(y, want, (size_t)(T * out) * sizeof *y) == 0, "%s: differs from q8_linear_ref",
+                      range_name(all_ranges[r]));
+        ck_assert_msg(memcmp(y, fast_y, (size_t)(T * out) * sizeof *y) == 0, "%s: differs from q8_linear",
+                      range_name(all_ranges[r]));
+    }
+    bf[4 * in + 66] = 0x7F80; /* +inf in row 4's last group; want holds the Q8_ACT16 product */
+    q8_linear_tensor_ref(x, &t, T, Q8_ACT16, y);
+    for (int64_t tt = 0; tt < T; tt++)
+        for (int64_t o = 0; o < out; o++)
+            ck_assert(o == 4 ? isnan(y[tt * out + o]) : y[tt * out + o] == want[tt * out + o]);
+    q8_free(&p);
+    free(bf), free(f), free(q), free(sc), free(x), free(y), free(want), free(fast_y);
+}
+END_TEST
+
 /* ---- the promises of quant.h -------------------------------------------------------- */
 
 /* 1, 2 and 3 workers give identical bits, for one token and for 139, with every kernel
@@ -787,6 +880,8 @@ int main(void) {
     tcase_add_test(kernels, test_nan_token);
     tcase_add_test(kernels, test_real_shapes);
     tcase_add_test(kernels, test_pack);
+    tcase_add_test(kernels, test_pack_hard_numbers);
+    tcase_add_test(kernels, test_tensor_ref);
     suite_add_tcase(s, kernels);
     TCase *promise = tcase_create("promises");
     tcase_set_timeout(promise, 60);

@@ -119,12 +119,23 @@ static void advise_huge_pages(void *p, size_t bytes) {
 #endif
 }
 
+/* The sizes of W [out, in] packed, data aside: the one place they are computed. */
+static Q8Weights packed_shape(int64_t out, int64_t in) {
+    return (Q8Weights){
+        .out = out, .in = in, .groups = q8_groups(in), .blocks = (out + Q8_BLOCK_ROWS - 1) / Q8_BLOCK_ROWS};
+}
+
+uint64_t q8_packed_bytes(int64_t out, int64_t in) {
+    if (out < 0 || in < 0) return UINT64_MAX;
+    Q8Weights p = packed_shape(out, in);
+    return size_mul((uint64_t)p.blocks, (uint64_t)(p.groups + 1) / 2 * PAIR_BYTES);
+}
+
 static void packed_alloc(Q8Weights *p, int64_t out, int64_t in) {
-    p->out = out, p->in = in;
-    p->groups = q8_groups(in);
-    p->blocks = (out + Q8_BLOCK_ROWS - 1) / Q8_BLOCK_ROWS;
-    size_t bytes = (size_t)(p->blocks * q8_block_bytes(p));
-    p->data = xaligned_alloc(bytes);
+    *p = packed_shape(out, in);
+    uint64_t bytes = q8_packed_bytes(out, in);
+    if (bytes > SIZE_MAX) die("q8_pack: [%lld, %lld] is too large to pack", (long long)out, (long long)in);
+    p->data = xaligned_alloc((size_t)bytes);
     advise_huge_pages(p->data, bytes);
     memset(p->data, 0, bytes); /* the unused half of an odd last pair stays zero */
 }
@@ -170,6 +181,50 @@ void q8_pack_quantized(const int8_t *q, const uint16_t *scale, int64_t out, int6
     pool_run(p->blocks, pack_quantized_task, &pk);
 }
 
+#if HAVE_AVX512
+/* Row `row` of W (f: [in], widened) quantized and put in its lanes: q8_quantize_row and
+ * pack_row in one pass, 16 numbers at a time, with the same max, the same scale
+ * (q8_weight_scale_of_max), the same division and the same rounding to nearest even,
+ * so the same bytes (the tests compare q8_pack with them). Packing the 0.8B model's
+ * 800 M weights this way takes a fraction of a second instead of seconds. False, and
+ * the row left as it is, when it holds a number q8_quantize_row refuses. */
+static bool quantize_row_avx512(Q8Weights *p, int64_t row, const float *f) {
+    int64_t b = row / Q8_BLOCK_ROWS, r = row % Q8_BLOCK_ROWS, in = p->in;
+    uint8_t *block = p->data + b * q8_block_bytes(p);
+    const __m512 limit = _mm512_set1_ps(Q8_MAX_ABS);
+    __mmask16 ok = 0xFFFF; /* lanes whose numbers were all finite and at most Q8_MAX_ABS */
+    for (int64_t g = 0; g < p->groups; g++) {
+        int64_t left = in - g * Q8_GROUP;
+        __mmask16 m0 = left >= 16 ? 0xFFFF : (__mmask16)((1u << left) - 1);
+        __mmask16 m1 = left >= 32 ? 0xFFFF : left <= 16 ? 0 : (__mmask16)((1u << (left - 16)) - 1);
+        __m512 v0 = _mm512_maskz_loadu_ps(m0, f + g * Q8_GROUP),
+               v1 = _mm512_maskz_loadu_ps(m1, f + g * Q8_GROUP + 16);
+        __m512 a0 = _mm512_abs_ps(v0), a1 = _mm512_abs_ps(v1);
+        /* NaN compares false: a NaN, an infinity or a number above the limit clears its lane */
+        ok &= _mm512_cmp_ps_mask(a0, limit, _CMP_LE_OQ) & _mm512_cmp_ps_mask(a1, limit, _CMP_LE_OQ);
+        if (ok != 0xFFFF) return false;
+        uint16_t scale = q8_weight_scale_of_max(_mm512_reduce_max_ps(_mm512_max_ps(a0, a1)));
+        __m512 s = _mm512_set1_ps(f16_to_f32(scale));
+        __m512i q0 = _mm512_setzero_si512(), q1 = _mm512_setzero_si512();
+        if (scale != 0) { /* a group of zeros stays zeros (q8_quantize_row's round_q) */
+            q0 = _mm512_cvtps_epi32(
+                _mm512_roundscale_ps(_mm512_div_ps(v0, s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            q1 = _mm512_cvtps_epi32(
+                _mm512_roundscale_ps(_mm512_div_ps(v1, s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        }
+        const __m512i plus = _mm512_set1_epi32(128); /* stored as q + 128; padding (q = 0) becomes 128 */
+        uint8_t bytes[Q8_GROUP];
+        _mm_storeu_si128((__m128i *)bytes, _mm512_cvtepi32_epi8(_mm512_add_epi32(q0, plus)));
+        _mm_storeu_si128((__m128i *)(bytes + 16), _mm512_cvtepi32_epi8(_mm512_add_epi32(q1, plus)));
+        uint8_t *unit = (uint8_t *)group_q(block, g);
+        for (int st = 0; st < STEPS; st++)
+            memcpy(unit + st * STEP_BYTES + r * 4, bytes + st * 4, 4); /* lane r */
+        ((uint16_t *)group_s(block, g))[r] = scale;
+    }
+    return true;
+}
+#endif
+
 static void pack_task(void *ctx, int64_t b, int worker) {
     (void)worker;
     const Pack *pk = ctx;
@@ -185,11 +240,13 @@ static void pack_task(void *ctx, int64_t b, int worker) {
             continue;
         }
         tensor_read_f32(pk->w, row * in, in, f);
-        if (!q8_quantize_row(f, in, q, s)) {
-            if (pk->bad[b] < 0) pk->bad[b] = row;
-            continue;
-        }
-        pack_row(p, row, q, s);
+#if HAVE_AVX512
+        bool ok = quantize_row_avx512(p, row, f);
+#else
+        bool ok = q8_quantize_row(f, in, q, s);
+        if (ok) pack_row(p, row, q, s);
+#endif
+        if (!ok && pk->bad[b] < 0) pk->bad[b] = row;
     }
     free(f), free(q), free(s);
 }
@@ -232,14 +289,35 @@ void q8_packed_row(const Q8Weights *p, int64_t o, float *row) {
  * Activations
  * ------------------------------------------------------------------------------------ */
 
+/* The three arrays of a Q8Act for max_tokens tokens of max_in numbers: [0] the bytes,
+ * [1] the scales, [2] the corrections (saturating): the one place their sizes are
+ * computed. */
+static void act_sizes(int64_t max_tokens, int64_t max_in, Q8ActRange range, uint64_t bytes[3]) {
+    uint64_t planes = range == Q8_ACT8 ? 1 : 2,
+             cells = size_mul((uint64_t)max_tokens, (uint64_t)q8_groups(max_in));
+    bytes[0] = size_mul(size_mul(cells, planes), Q8_GROUP);        /* [T][planes][groups · 32] int8 */
+    bytes[1] = size_mul(cells, sizeof(float));                     /* [T][groups] */
+    bytes[2] = size_mul(size_mul(cells, planes), sizeof(int32_t)); /* [T][planes][groups] */
+}
+
+uint64_t q8_act_bytes(int64_t max_tokens, int64_t max_in, Q8ActRange range) {
+    uint64_t b[3];
+    act_sizes(max_tokens, max_in, range, b);
+    return size_add(size_add(b[0], b[1]), b[2]);
+}
+
 void q8_act_init(Q8Act *a, int64_t max_tokens, int64_t max_in, Q8ActRange range) {
     a->range = range, a->planes = range == Q8_ACT8 ? 1 : 2;
     a->max_tokens = max_tokens, a->max_in = max_in;
     a->T = 0, a->in = 0, a->groups = 0;
-    int64_t groups = q8_groups(max_in);
-    a->q = xaligned_alloc((size_t)(max_tokens * a->planes * groups * Q8_GROUP));
-    a->scale = xaligned_alloc((size_t)(max_tokens * groups) * sizeof(float));
-    a->correction = xaligned_alloc((size_t)(max_tokens * a->planes * groups) * sizeof(int32_t));
+    uint64_t b[3];
+    act_sizes(max_tokens, max_in, range, b);
+    if (size_add(size_add(b[0], b[1]), b[2]) > SIZE_MAX)
+        die("q8_act_init: %lld tokens of %lld numbers are too many", (long long)max_tokens,
+            (long long)max_in);
+    a->q = xaligned_alloc((size_t)b[0]);
+    a->scale = xaligned_alloc((size_t)b[1]);
+    a->correction = xaligned_alloc((size_t)b[2]);
 }
 
 void q8_act_free(Q8Act *a) {

@@ -115,6 +115,8 @@ void q8_quantize_act_row(const float *x, int64_t n, Q8ActRange range, int16_t *a
  * kernels. */
 float q8_act_scale(const float *x, int n, Q8ActRange range);
 uint16_t q8_weight_scale(const float *w, int n);
+/* The same from the group's largest |w| (finite, at most Q8_MAX_ABS). */
+uint16_t q8_weight_scale_of_max(float max);
 
 /* y = Σ_g (sw_g · sx_g) · d_g for one token x and one weight row (q, scale), both of n
  * numbers: x is quantized group by group, then the sums run in the order above. */
@@ -125,6 +127,17 @@ float q8_dot_ref(const float *x, const int8_t *q, const uint16_t *scale, int64_t
  * y: [T, out]. Slow; for tests and for reading. */
 void q8_linear_ref(const float *x, const int8_t *q, const uint16_t *scale, int64_t T, int64_t in, int64_t out,
                    Q8ActRange range, float *y);
+
+/* The same product for W as a checkpoint stores it (any dtype, [out, in]): each group of
+ * each row quantized with q8_quantize_row as it is read, each token's group with
+ * q8_quantize_act_row, then the sums in the order above. Nothing is made in advance
+ * and nothing is allocated, so this is the formula from the checkpoint alone: what a
+ * model on 8-bit weights runs on its readable path, and the same bits as q8_linear on
+ * q8_pack(W) (the tests hold them to each other). A group that q8_quantize_row refuses
+ * (a NaN, an infinity, a number above Q8_MAX_ABS) makes the row's outputs NaN; q8_pack
+ * refuses such a W before a model gets this far. x: [T, in], y: [T, out]. Very slow:
+ * every weight is quantized again for every token. */
+void q8_linear_tensor_ref(const float *x, const Tensor *w, int64_t T, Q8ActRange range, float *y);
 
 /* ---- the fast path (kernels/quant.c) ----------------------------------------------
  *
@@ -162,6 +175,10 @@ typedef struct {
 /* Bytes of one block of 16 rows: ⌈groups / 2⌉ pairs of 2 · 512 + 64. */
 static inline int64_t q8_block_bytes(const Q8Weights *p) { return (p->groups + 1) / 2 * 1088; }
 
+/* Bytes q8_pack() allocates for W [out, in], computed before anything is allocated
+ * (saturating, as util.h's size_mul: UINT64_MAX is "too much"). */
+uint64_t q8_packed_bytes(int64_t out, int64_t in);
+
 /* Quantizes W (any dtype, [out, in]) with q8_quantize_row() and lays it out as above.
  * False, with a message naming the tensor and the row, for a NaN, an infinity or a
  * number above Q8_MAX_ABS. Allocates; q8_free() gives the memory back. */
@@ -190,6 +207,8 @@ typedef struct {
 
 void q8_act_init(Q8Act *a, int64_t max_tokens, int64_t max_in, Q8ActRange range);
 void q8_act_free(Q8Act *a);
+/* Bytes q8_act_init allocates (saturating), for an estimate made before it is called. */
+uint64_t q8_act_bytes(int64_t max_tokens, int64_t max_in, Q8ActRange range);
 
 /* The kernels, chosen at compile time: AVX-512 VNNI where the compiler targets it, else
  * AVX2, else plain C. Every one that the compiler can build is built, so that the tests
