@@ -29,6 +29,7 @@ void attn_dims(AttnDims *d, const Config *c) {
 void attn_from_weights(Attention *at, const Config *c, const AttnWeights *w) {
     attn_dims(&at->d, c);
     at->w = *w;
+    at->q8 = (AttnQ8){0}; /* the checkpoint's weights, until a model packs them */
 }
 
 bool attn_load(Attention *at, const Checkpoint *ck, int layer, Error *err) {
@@ -256,8 +257,9 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
     int P = len0 + T;   /* positions after this call */
     size_t qd = (size_t)Hq * d;
 
-    /* 1. project: q_proj gives per head [d query | d gate] */
-    project(x, w->q_proj, T, a->qg, path); /* [T, Hq, 2d] */
+    /* 1. project: q_proj gives per head [d query | d gate]; q, k and v read the same x */
+    ProjInput in = proj_input(x, T, dm->hidden, a->xq, path);
+    proj_apply(&in, w->q_proj, &at->q8.q_proj, a->qg); /* [T, Hq, 2d] */
     for (int t = 0; t < T; t++)
         for (int h = 0; h < Hq; h++) {
             const float *block = a->qg + ((size_t)t * Hq + h) * 2 * d; /* head h's 2d numbers (512) */
@@ -265,8 +267,8 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
             memcpy(a->q_raw + at_th, block, (size_t)d * sizeof(float));    /* first half: query */
             memcpy(a->gate + at_th, block + d, (size_t)d * sizeof(float)); /* second half: gate */
         }
-    project(x, w->k_proj, T, a->k, path); /* [T, Hkv, d] */
-    project(x, w->v_proj, T, a->v, path); /* [T, Hkv, d] */
+    proj_apply(&in, w->k_proj, &at->q8.k_proj, a->k); /* [T, Hkv, d] */
+    proj_apply(&in, w->v_proj, &at->q8.v_proj, a->v); /* [T, Hkv, d] */
 
     /* 2. q/k norm: every head's 256 numbers on their own, one shared weight per kind */
     rmsnorm(a->q_raw, w->q_norm, (int64_t)T * Hq, d, dm->eps, a->q);
@@ -294,5 +296,6 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
     for (size_t i = 0; i < (size_t)T * qd; i++) a->gated[i] = a->attn[i] * sigmoidf(a->gate[i]);
 
     /* 8. back to the residual stream's width */
-    project(a->gated, w->o_proj, T, y, path);
+    in = proj_input(a->gated, T, (int64_t)qd, a->xq, path);
+    proj_apply(&in, w->o_proj, &at->q8.o_proj, y);
 }

@@ -48,7 +48,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "quant.h"
 #include "tensor.h"
+#include "workbook/util.h"
 
 /* Y[T, out] = X[T, in] Wᵀ, the formula loop by loop (float32 sums in index order).
  * x: [T, in], y: [T, out]. Slow; for tests and for reading. */
@@ -80,6 +82,53 @@ static inline void project(const float *x, const Tensor *w, int64_t T, float *y,
         linear(x, w, y);
     else
         linear_batch(x, w, T, y);
+}
+
+/* ---- 8-bit weights ------------------------------------------------------------------
+ *
+ * A model can also run on 8-bit copies of its matrices (quant.h: groups of 32 int8
+ * numbers with one fp16 scale, packed for the kernels when the model is opened), which
+ * halves the bytes a token must read. The product then takes x quantized too, group
+ * by group; projections that read the same x (q, k and v; gate and up; the DeltaNet's
+ * four in_proj) share one quantization of it. A layer says so in two steps:
+ *
+ *     ProjInput in = proj_input(x, T, hidden, xq, path);  // x, quantized once into xq
+ *     proj_apply(&in, w->q_proj, &q8->q_proj, qg);         // Y = X Wᵀ, then the next one
+ *
+ * With the checkpoint's weights (xq NULL, q8's data NULL) proj_apply is project(),
+ * the same call and the same bits. */
+
+/* The input of one or more projections: x [T, in], and the buffer it is quantized in,
+ * or NULL when the weights are the checkpoint's. */
+typedef struct {
+    const float *x;
+    int64_t T, in;
+    Q8Act *xq;
+    Path path;
+} ProjInput;
+
+/* x [T, in] as the input of the projections that follow: on the fast path with a
+ * buffer xq, quantized into it now (q8_quantize_act); the readable path quantizes
+ * as it multiplies. */
+static inline ProjInput proj_input(const float *x, int64_t T, int64_t in, Q8Act *xq, Path path) {
+    if (xq && path == PATH_FAST) q8_quantize_act(xq, x, T, in);
+    return (ProjInput){x, T, in, xq, path};
+}
+
+/* Y = X Wᵀ for the input in: with W's 8-bit form q8 when it is there (q8->data), else
+ * with W as the checkpoint stores it (project). The 8-bit product is q8_linear on the
+ * input's quantization, or, on the readable path, q8_linear_tensor_ref, the formula
+ * from W's stored numbers (the same bits). y: [T, out]. */
+static inline void proj_apply(const ProjInput *in, const Tensor *w, const Q8Weights *q8, float *y) {
+    if (!q8 || !q8->data) {
+        project(in->x, w, in->T, y, in->path);
+        return;
+    }
+    if (!in->xq) die("%s: 8-bit weights, but no buffer to quantize their input in", w->name);
+    if (in->path == PATH_READABLE)
+        q8_linear_tensor_ref(in->x, w, in->T, in->xq->range, y);
+    else
+        q8_linear(in->xq, q8, y);
 }
 
 /* "AVX-512" or "portable C": which kernels linear()/linear_batch() were built with. */
