@@ -43,4 +43,10 @@ double machine_fma_peak(int tries);
 /* How the peak was measured: "AVX-512 FMA loop" or "portable FMA loop". */
 const char *machine_fma_kind(void);
 
+/* GOP/s of the fastest of `tries` runs of the int8 dot-product instruction the 8-bit
+ * kernels use (vpdpbusd: 64 multiply-adds of bytes into 16 sums, counted as 128
+ * operations), on all threads, nothing read from memory; 0 where the compiler targets
+ * no AVX-512 VNNI. Reading a prompt with 8-bit weights is these (qwen/quant.h). */
+double machine_int8_peak(int tries);
+
 #endif
