@@ -766,6 +766,93 @@ START_TEST(test_tensor_ref) {
 }
 END_TEST
 
+/* A stack (quant.h): three matrices of 21, 16 and 5 rows packed as one W give, through
+ * q8_linear_parts, each matrix's outputs in its own array, bit for bit those of the
+ * matrix packed alone, with every kernel, both ranges, one token and 7, 1 and 3
+ * workers, and the parts' rows read back through q8_packed_row in stack order. What a
+ * wrong stack would do and these catch: a part's outputs shifted by the padding rows
+ * of the part before (21 is not a multiple of 16), a short block's padding lanes
+ * stored over the next part's outputs (the arrays are exact-sized and poisoned around),
+ * a part of 16 rows taken for a short one. */
+START_TEST(test_stack) {
+    const int64_t outs[3] = {21, 16, 5}, in = 70;
+    Tensor t[3];
+    uint16_t *bf[3];
+    for (int i = 0; i < 3; i++) {
+        bf[i] = xmalloc((size_t)(outs[i] * in) * sizeof *bf[i]);
+        for (int64_t k = 0; k < outs[i] * in; k++)
+            bf[i][k] = f32_to_bf16((0.02f + 0.03f * (float)i) * uniform());
+        t[i] = (Tensor){.name = "w",
+                        .dtype = DTYPE_BF16,
+                        .ndim = 2,
+                        .shape = {outs[i], in},
+                        .numel = outs[i] * in,
+                        .data = bf[i]};
+    }
+    const Tensor *ts[3] = {&t[0], &t[1], &t[2]};
+    Q8Weights stack, alone[3];
+    Error err;
+    ck_assert(q8_pack_stack(ts, 3, &stack, &err));
+    ck_assert(stack.parts == 3 && stack.out == 42 && stack.blocks == 2 + 1 + 1);
+    ck_assert(q8_stack_bytes(outs, 3, in) == (uint64_t)(stack.blocks * q8_block_bytes(&stack)));
+    for (int i = 0; i < 3; i++) ck_assert(q8_pack(&t[i], &alone[i], &err));
+    float row_s[70], row_a[70];
+    for (int i = 0, o = 0; i < 3; i++)
+        for (int64_t r = 0; r < outs[i]; r++, o++) {
+            q8_packed_row(&stack, o, row_s);
+            q8_packed_row(&alone[i], r, row_a);
+            ck_assert_msg(memcmp(row_s, row_a, sizeof row_s) == 0, "stack row %d is not part %d's row %lld",
+                          o, i, (long long)r);
+        }
+    const float poison = -12345.0f;
+    int saved = pool_threads();
+    const int64_t Ts[] = {1, 7};
+    for (unsigned c = 0; c < ARRAY_LEN(Ts); c++) {
+        int64_t T = Ts[c];
+        float *x = random_floats(T * in, 1.0f);
+        for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels) * ARRAY_LEN(all_ranges); kk++) {
+            Q8Kernel k = all_kernels[kk / 2];
+            Q8ActRange range = all_ranges[kk % 2];
+            if (!q8_kernel_built(k)) continue;
+            Q8Act a;
+            q8_act_init(&a, T, in, range);
+            q8_quantize_act_with(&a, x, T, in, k);
+            for (int n = 1; n <= 3; n += 2) {
+                pool_set_threads(n);
+                float *want[3], *got[3], *arena[3];
+                for (int i = 0; i < 3; i++) {
+                    size_t len = (size_t)(T * outs[i]);
+                    want[i] = xmalloc(len * sizeof(float));
+                    arena[i] = xmalloc((len + 32) * sizeof(float)); /* 16 poisoned floats either side */
+                    for (size_t e = 0; e < len + 32; e++) arena[i][e] = poison;
+                    got[i] = arena[i] + 16;
+                    q8_linear_with(&a, &alone[i], want[i], k);
+                }
+                q8_linear_parts_with(&a, &stack, got, k);
+                for (int i = 0; i < 3; i++) {
+                    size_t len = (size_t)(T * outs[i]);
+                    ck_assert_msg(memcmp(got[i], want[i], len * sizeof(float)) == 0,
+                                  "%s %s T=%lld %d workers: part %d differs from the matrix alone",
+                                  q8_kernel_name(k), range_name(range), (long long)T, n, i);
+                    for (int e = 0; e < 16; e++)
+                        ck_assert_msg(arena[i][e] == poison && arena[i][16 + len + (size_t)e] == poison,
+                                      "%s T=%lld: part %d written outside its array", q8_kernel_name(k),
+                                      (long long)T, i);
+                    free(want[i]), free(arena[i]);
+                }
+            }
+            pool_set_threads(saved);
+            q8_act_free(&a);
+        }
+        free(x);
+    }
+    printf("OK   a stack of [21|16|5, 70]: each part bit for bit as the matrix alone, nothing written "
+           "outside its array\n");
+    q8_free(&stack);
+    for (int i = 0; i < 3; i++) q8_free(&alone[i]), free(bf[i]);
+}
+END_TEST
+
 /* ---- the promises of quant.h -------------------------------------------------------- */
 
 /* 1, 2 and 3 workers give identical bits, for one token and for 139, with every kernel
@@ -882,6 +969,7 @@ int main(void) {
     tcase_add_test(kernels, test_pack);
     tcase_add_test(kernels, test_pack_hard_numbers);
     tcase_add_test(kernels, test_tensor_ref);
+    tcase_add_test(kernels, test_stack);
     suite_add_tcase(s, kernels);
     TCase *promise = tcase_create("promises");
     tcase_set_timeout(promise, 60);

@@ -162,12 +162,25 @@ void q8_linear_tensor_ref(const float *x, const Tensor *w, int64_t T, Q8ActRange
  *     on a 64-byte boundary, and so does every block, pair, group and step.
  *
  * Bytes: 34 per 32 weights (1088 per 512), as with llama.cpp's Q8_0.
+ *
+ * A stack. Matrices that multiply the same input (a layer's q, k and v; gate and up)
+ * can be packed as one W, their rows one after another, each matrix (a "part")
+ * starting on a block of its own: one call of the kernels then computes all of them,
+ * each part's outputs into an array of its own (q8_linear_parts). For one token the
+ * kernels' start and end, and the wait for the last task, come once instead of once
+ * per matrix (measured on the 0.8B model: 97 calls a token instead of 187, about 2%
+ * of a token's time). Each row is computed exactly as it would be alone.
  */
+#define Q8_MAX_PARTS 4
+
 typedef struct {
-    int64_t out, in; /* W: [out, in] */
-    int64_t groups;  /* ⌈in / 32⌉ */
-    int64_t blocks;  /* ⌈out / 16⌉ */
-    uint8_t *data;   /* the blocks one after another, q8_block_bytes() each */
+    int64_t out, in;   /* W: [out, in] (out: the rows of every part) */
+    int64_t groups;    /* ⌈in / 32⌉ */
+    int64_t blocks;    /* Σ ⌈part_out / 16⌉ */
+    int parts;         /* matrices stacked (1: one matrix) */
+    int64_t part_out[Q8_MAX_PARTS];       /* the rows of each */
+    int64_t part_block[Q8_MAX_PARTS + 1]; /* part p is blocks part_block[p] .. part_block[p + 1] − 1 */
+    uint8_t *data;     /* the blocks one after another, q8_block_bytes() each */
 } Q8Weights;
 
 #define Q8_BLOCK_ROWS 16
@@ -175,20 +188,26 @@ typedef struct {
 /* Bytes of one block of 16 rows: ⌈groups / 2⌉ pairs of 2 · 512 + 64. */
 static inline int64_t q8_block_bytes(const Q8Weights *p) { return (p->groups + 1) / 2 * 1088; }
 
-/* Bytes q8_pack() allocates for W [out, in], computed before anything is allocated
- * (saturating, as util.h's size_mul: UINT64_MAX is "too much"). */
+/* Bytes q8_pack() allocates for W [out, in], and q8_pack_stack() for n matrices
+ * [outs[i], in], computed before anything is allocated (saturating, as util.h's
+ * size_mul: UINT64_MAX is "too much"). */
 uint64_t q8_packed_bytes(int64_t out, int64_t in);
+uint64_t q8_stack_bytes(const int64_t *outs, int n, int64_t in);
 
 /* Quantizes W (any dtype, [out, in]) with q8_quantize_row() and lays it out as above.
  * False, with a message naming the tensor and the row, for a NaN, an infinity or a
  * number above Q8_MAX_ABS. Allocates; q8_free() gives the memory back. */
 bool q8_pack(const Tensor *w, Q8Weights *out, Error *err);
+/* The same for n ≤ Q8_MAX_PARTS matrices [rows_i, in] (any dtypes) stacked as one W,
+ * part i = w[i]. False for a row as above, naming its tensor, or for matrices of
+ * different widths. */
+bool q8_pack_stack(const Tensor *const *w, int n, Q8Weights *out, Error *err);
 /* The same from a readable q8 matrix (q: [out, in], scale: [out, ⌈in/32⌉]). */
 void q8_pack_quantized(const int8_t *q, const uint16_t *scale, int64_t out, int64_t in, Q8Weights *p);
 void q8_free(Q8Weights *p);
 
 /* Row o of packed W as float32 (scale · q): [in]. For an embedding table stored this
- * way, one row per token. */
+ * way, one row per token. In a stack, o counts the rows of part 0, then of part 1, ... */
 void q8_packed_row(const Q8Weights *p, int64_t o, float *row);
 
 /* The quantized activations of up to max_tokens tokens of up to max_in numbers: the
@@ -225,11 +244,16 @@ void q8_quantize_act(Q8Act *a, const float *x, int64_t T, int64_t in);
 void q8_quantize_act_with(Q8Act *a, const float *x, int64_t T, int64_t in, Q8Kernel k);
 
 /* Y[t][o] = the q8_linear_ref formula, bit for bit, for the x->T tokens in x.
- * y: [x->T, w->out]; x->in == w->in. The work goes to the pool's workers
+ * y: [x->T, w->out]; x->in == w->in; W one matrix. The work goes to the pool's workers
  * (kernels/pool.h); the result depends neither on their number nor on T (row t of a
  * batch equals the call with token t alone). No allocation. */
 void q8_linear(const Q8Act *x, const Q8Weights *w, float *y);
 void q8_linear_with(const Q8Act *x, const Q8Weights *w, float *y, Q8Kernel k);
+
+/* The same for a stack: part i's outputs into y[i] [x->T, w->part_out[i]], each bit for
+ * bit what q8_linear gives for that matrix alone. */
+void q8_linear_parts(const Q8Act *x, const Q8Weights *w, float *const *y);
+void q8_linear_parts_with(const Q8Act *x, const Q8Weights *w, float *const *y, Q8Kernel k);
 
 /* Quantizes x [T, in] into the buffer a, then y = W x: what a layer calls for one
  * projection. x: [T, w->in], y: [T, w->out]. */
