@@ -257,9 +257,11 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
     int P = len0 + T;   /* positions after this call */
     size_t qd = (size_t)Hq * d;
 
-    /* 1. project: q_proj gives per head [d query | d gate]; q, k and v read the same x */
+    /* 1. project: q_proj gives per head [d query | d gate]; k_proj and v_proj give
+     *    [T, Hkv, d] each. The three read the same x */
     ProjInput in = proj_input(x, T, dm->hidden, a->xq, path);
-    proj_apply(&in, w->q_proj, &at->q8.q_proj, a->qg); /* [T, Hq, 2d] */
+    proj_stack(&in, (const Tensor *[]){w->q_proj, w->k_proj, w->v_proj}, 3, &at->q8.qkv,
+               (float *[]){a->qg, a->k, a->v});
     for (int t = 0; t < T; t++)
         for (int h = 0; h < Hq; h++) {
             const float *block = a->qg + ((size_t)t * Hq + h) * 2 * d; /* head h's 2d numbers (512) */
@@ -267,8 +269,6 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
             memcpy(a->q_raw + at_th, block, (size_t)d * sizeof(float));    /* first half: query */
             memcpy(a->gate + at_th, block + d, (size_t)d * sizeof(float)); /* second half: gate */
         }
-    proj_apply(&in, w->k_proj, &at->q8.k_proj, a->k); /* [T, Hkv, d] */
-    proj_apply(&in, w->v_proj, &at->q8.v_proj, a->v); /* [T, Hkv, d] */
 
     /* 2. q/k norm: every head's 256 numbers on their own, one shared weight per kind */
     rmsnorm(a->q_raw, w->q_norm, (int64_t)T * Hq, d, dm->eps, a->q);

@@ -84,9 +84,11 @@ typedef struct {
 } AttnWeights;
 
 /* The four projections as 8-bit groups (quant.h), when the model runs on them
- * (model.h's model_quantize packs them); each data NULL otherwise. */
+ * (model.h's model_quantize packs them); each data NULL otherwise. q_proj, k_proj and
+ * v_proj read the same x: they are one stack. */
 typedef struct {
-    Q8Weights q_proj, k_proj, v_proj, o_proj;
+    Q8Weights qkv; /* [q_proj | k_proj | v_proj] */
+    Q8Weights o_proj;
 } AttnQ8;
 
 /* One full-attention layer: its sizes and its weights. */

@@ -286,13 +286,12 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, Delt
     if (T > a->cap) die("dn_forward: buffers for %d tokens, called with %d", a->cap, T);
     bool ref = path == PATH_READABLE;
 
-    /* The four projections of the token (all T tokens at once), all of the same x. */
-    const DeltaNetQ8 *q8 = &dn->q8;
+    /* The four projections of the token (all T tokens at once), all of the same x:
+     * qkv [T, conv_dim], z [T, value_dim], and b and a [T, n_v], before the sigmoid and
+     * before a becomes g. */
     ProjInput in = proj_input(x, T, d->hidden, a->xq, path);
-    proj_apply(&in, w->in_proj_qkv, &q8->in_proj_qkv, a->qkv); /* [T, conv_dim] */
-    proj_apply(&in, w->in_proj_z, &q8->in_proj_z, a->z);       /* [T, value_dim] */
-    proj_apply(&in, w->in_proj_b, &q8->in_proj_b, a->beta);    /* [T, n_v], b before the sigmoid */
-    proj_apply(&in, w->in_proj_a, &q8->in_proj_a, a->g);       /* [T, n_v], a before it becomes g */
+    proj_stack(&in, (const Tensor *[]){w->in_proj_qkv, w->in_proj_z, w->in_proj_b, w->in_proj_a}, 4,
+               &dn->q8.in_proj, (float *[]){a->qkv, a->z, a->beta, a->g});
 
     /* q, k and v are not projected directly: every channel first sees its own last
      * kernel tokens through the causal convolution, then SiLU. */
@@ -318,6 +317,6 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, Delt
     }
     /* And back to the residual stream. */
     in = proj_input(a->normed, T, d->value_dim, a->xq, path);
-    proj_apply(&in, w->out_proj, &q8->out_proj, y); /* [T, hidden] */
+    proj_apply(&in, w->out_proj, &dn->q8.out_proj, y); /* [T, hidden] */
     state->n_tokens += T;
 }

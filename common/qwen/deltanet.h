@@ -93,9 +93,11 @@ typedef struct {
 } DeltaNetWeights;
 
 /* The five projections as 8-bit groups (quant.h), when the model runs on them
- * (model.h's model_quantize packs them); each data NULL otherwise. */
+ * (model.h's model_quantize packs them); each data NULL otherwise. The four in_proj
+ * read the same x: they are one stack. */
 typedef struct {
-    Q8Weights in_proj_qkv, in_proj_z, in_proj_b, in_proj_a, out_proj;
+    Q8Weights in_proj; /* [in_proj_qkv | in_proj_z | in_proj_b | in_proj_a] */
+    Q8Weights out_proj;
 } DeltaNetQ8;
 
 /* One linear-attention layer: its sizes and its weights — the big ones as views of

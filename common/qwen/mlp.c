@@ -48,9 +48,10 @@ void mlp_forward(const Mlp *m, MlpActs *a, const float *x, int T, float *y, Path
     if (T > a->cap) die("mlp_forward: buffers for %d tokens, called with %d", a->cap, T);
     size_t n = (size_t)T * m->d.intermediate;
 
-    ProjInput in = proj_input(x, T, m->d.hidden, a->xq, path);  /* gate and up read the same x */
-    proj_apply(&in, m->w.gate_proj, &m->q8.gate_proj, a->gate); /* widen: hidden → intermediate, twice */
-    proj_apply(&in, m->w.up_proj, &m->q8.up_proj, a->up);
+    /* widen: hidden → intermediate, twice (the two read the same x) */
+    ProjInput in = proj_input(x, T, m->d.hidden, a->xq, path);
+    proj_stack(&in, (const Tensor *[]){m->w.gate_proj, m->w.up_proj}, 2, &m->q8.gate_up,
+               (float *[]){a->gate, a->up});
     if (path == PATH_READABLE)
         for (size_t i = 0; i < n; i++)
             a->act[i] = siluf(a->gate[i]) * a->up[i]; /* the gate lets up through, or not */

@@ -50,9 +50,11 @@ typedef struct {
 } MlpWeights;
 
 /* The same three as 8-bit groups (quant.h), when the model runs on them (model.h's
- * model_quantize packs them); each data NULL otherwise. */
+ * model_quantize packs them); each data NULL otherwise. gate_proj and up_proj read the
+ * same x: they are one stack. */
 typedef struct {
-    Q8Weights gate_proj, up_proj, down_proj;
+    Q8Weights gate_up;   /* [gate_proj | up_proj] */
+    Q8Weights down_proj;
 } MlpQ8;
 
 /* One layer's MLP: its sizes and its weights. */

@@ -81,44 +81,51 @@ bool quant_parse(const char *s, Quant *q) {
  * (the figures are filled in below once measured) */
 #define MODEL_Q8_RANGE Q8_ACT16
 
-/* Appends (w, q8) to list (when there is one) at *n. */
-static void add_matrix(PackedMatrix *list, int *n, const Tensor *w, Q8Weights *q8) {
-    if (list) list[*n] = (PackedMatrix){w, q8};
-    (*n)++;
+/* Appends the stack of the n matrices w (packed into *q8) to list (when there is one)
+ * at *n_list. */
+static void add_stack(PackedMatrix *list, int *n_list, const Tensor *const *w, int n, Q8Weights *q8) {
+    if (list) {
+        list[*n_list] = (PackedMatrix){.n = n, .q8 = q8};
+        for (int i = 0; i < n; i++) list[*n_list].w[i] = w[i];
+    }
+    (*n_list)++;
 }
 
-/* Every matrix the 8-bit model multiplies by, into list (NULL: only counted): the one
- * list the packing, the release of the BF16 pages and the sizes follow. The output head
- * comes first: it is the largest (a third of the bytes), so its BF16 pages are given
- * back before any layer's come in, and never sit beside all the packed ones. */
+/* Everything the 8-bit model multiplies by, into list (NULL: only counted): the one list
+ * the packing, the release of the BF16 pages and the sizes follow. Matrices that read the
+ * same input are one stack. The output head comes first: it is the largest (a third of
+ * the bytes), so its BF16 pages are given back before any layer's come in, and never
+ * sit beside all the packed ones. */
 static int matrices(Model *m, PackedMatrix *list) {
     int n = 0;
-    add_matrix(list, &n, m->lm_head, &m->head_q8);
+    add_stack(list, &n, &m->lm_head, 1, &m->head_q8);
     for (int i = 0; i < m->ck.config.num_hidden_layers; i++) {
         Layer *l = &m->layers[i];
         if (l->type == LAYER_FULL_ATTENTION) {
             const AttnWeights *w = &l->self_attn.w;
             AttnQ8 *q8 = &l->self_attn.q8;
-            add_matrix(list, &n, w->q_proj, &q8->q_proj);
-            add_matrix(list, &n, w->k_proj, &q8->k_proj);
-            add_matrix(list, &n, w->v_proj, &q8->v_proj);
-            add_matrix(list, &n, w->o_proj, &q8->o_proj);
+            add_stack(list, &n, (const Tensor *[]){w->q_proj, w->k_proj, w->v_proj}, 3, &q8->qkv);
+            add_stack(list, &n, &w->o_proj, 1, &q8->o_proj);
         } else {
             const DeltaNetWeights *w = &l->linear_attn.w;
             DeltaNetQ8 *q8 = &l->linear_attn.q8;
-            add_matrix(list, &n, w->in_proj_qkv, &q8->in_proj_qkv);
-            add_matrix(list, &n, w->in_proj_z, &q8->in_proj_z);
-            add_matrix(list, &n, w->in_proj_b, &q8->in_proj_b);
-            add_matrix(list, &n, w->in_proj_a, &q8->in_proj_a);
-            add_matrix(list, &n, w->out_proj, &q8->out_proj);
+            add_stack(list, &n, (const Tensor *[]){w->in_proj_qkv, w->in_proj_z, w->in_proj_b, w->in_proj_a},
+                      4, &q8->in_proj);
+            add_stack(list, &n, &w->out_proj, 1, &q8->out_proj);
         }
         const MlpWeights *w = &l->mlp.w;
         MlpQ8 *q8 = &l->mlp.q8;
-        add_matrix(list, &n, w->gate_proj, &q8->gate_proj);
-        add_matrix(list, &n, w->up_proj, &q8->up_proj);
-        add_matrix(list, &n, w->down_proj, &q8->down_proj);
+        add_stack(list, &n, (const Tensor *[]){w->gate_proj, w->up_proj}, 2, &q8->gate_up);
+        add_stack(list, &n, &w->down_proj, 1, &q8->down_proj);
     }
     return n;
+}
+
+/* The bytes a stack takes packed. */
+static uint64_t stack_bytes(const PackedMatrix *p) {
+    int64_t outs[Q8_MAX_PARTS];
+    for (int i = 0; i < p->n; i++) outs[i] = p->w[i]->shape[0];
+    return q8_stack_bytes(outs, p->n, p->w[0]->shape[1]);
 }
 
 uint64_t model_quant_bytes(const Model *m, Quant q) {
@@ -128,8 +135,7 @@ uint64_t model_quant_bytes(const Model *m, Quant q) {
     PackedMatrix *list = xmalloc((size_t)n * sizeof *list);
     matrices(mm, list);
     uint64_t bytes = 0;
-    for (int i = 0; i < n; i++)
-        bytes = size_add(bytes, q8_packed_bytes(list[i].w->shape[0], list[i].w->shape[1]));
+    for (int i = 0; i < n; i++) bytes = size_add(bytes, stack_bytes(&list[i]));
     free(list);
     return bytes;
 }
@@ -145,12 +151,13 @@ bool model_quantize(Model *m, Quant q, Error *err) {
     m->packed = xcalloc((size_t)n, sizeof *m->packed);
     matrices(m, m->packed);
     for (int i = 0; i < n; i++) {
-        if (!q8_pack(m->packed[i].w, m->packed[i].q8, err)) { /* q8_pack leaves nothing behind */
+        const PackedMatrix *p = &m->packed[i];
+        if (!q8_pack_stack(p->w, p->n, p->q8, err)) { /* q8_pack_stack leaves nothing behind */
             unpack(m);
             return false;
         }
         m->n_packed = i + 1;
-        ckpt_release_pages(&m->ck, m->packed[i].w); /* its 8-bit form is all that is read now */
+        for (int j = 0; j < p->n; j++) ckpt_release_pages(&m->ck, p->w[j]); /* the 8-bit form is read now */
     }
     m->quant = q;
     return true;
@@ -159,7 +166,8 @@ bool model_quantize(Model *m, Quant q, Error *err) {
 /* Whether t is one of the packed matrices (its pages given back to the file). */
 static bool is_packed(const Model *m, const Tensor *t) {
     for (int i = 0; i < m->n_packed; i++)
-        if (m->packed[i].w == t) return true;
+        for (int j = 0; j < m->packed[i].n; j++)
+            if (m->packed[i].w[j] == t) return true;
     return false;
 }
 
@@ -173,8 +181,7 @@ int64_t model_weight_bytes(const Model *m) {
     int64_t n = 0;
     for (int i = 0; i < m->ck.n_refs; i++)
         if (!is_packed(m, m->ck.refs[i])) n += m->ck.refs[i]->numel * dtype_size(m->ck.refs[i]->dtype);
-    for (int i = 0; i < m->n_packed; i++)
-        n += (int64_t)q8_packed_bytes(m->packed[i].q8->out, m->packed[i].q8->in);
+    for (int i = 0; i < m->n_packed; i++) n += (int64_t)stack_bytes(&m->packed[i]);
     return n;
 }
 

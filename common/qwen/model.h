@@ -72,10 +72,12 @@ typedef struct {
     Mlp mlp;
 } Layer;
 
-/* A matrix the model multiplies by in 8 bits: its tensor in the checkpoint, and its
- * packed form (inside a layer's MlpQ8 / AttnQ8 / DeltaNetQ8, or the model's head_q8). */
+/* What the model multiplies by in 8 bits: the n tensors of the checkpoint that read
+ * the same input (one, or a stack: quant.h), and their packed form (inside a layer's
+ * MlpQ8 / AttnQ8 / DeltaNetQ8, or the model's head_q8). */
 typedef struct {
-    const Tensor *w;
+    const Tensor *w[Q8_MAX_PARTS];
+    int n;
     Q8Weights *q8;
 } PackedMatrix;
 
@@ -91,7 +93,7 @@ typedef struct {
     /* The 8-bit weights (model_quantize), when quant is QUANT_Q8_0: */
     Quant quant;
     Q8Weights head_q8;       /* the output head: lm_head (the tied embedding) as 8-bit rows */
-    int n_packed;            /* the matrices packed: every projection of every layer and the head */
+    int n_packed;            /* the stacks packed: every projection of every layer and the head */
     PackedMatrix *packed;    /* [n_packed] */
 } Model;
 
