@@ -38,7 +38,7 @@
  *                        loop over them is unrolled, or they would live in memory). The
  *                        3 blocks' weights (3 · 17 KB for in = 1024) stay in the core's
  *                        cache while all the tokens pass by.
- * How the work is cut into tasks for the pool's workers: above q8_linear_with below.
+ * How the work is cut into tasks for the pool's workers: above q8_linear_parts_with below.
  *
  * AVX2 has no vpdpbusd: its vpmaddubsw multiplies unsigned by signed bytes too, but
  * adds pairs of products into 16 bits, which 255 · 127 · 2 would overflow. The AVX2
@@ -703,7 +703,7 @@ typedef struct {
     int dec_blocks, pre_blocks;  /* blocks per tile: one token, several */
     TileFn *dec;                 /* dec_blocks × 1 */
     TileFn *pre[PRE_TOKENS + 1]; /* pre_blocks × c tokens, c = 1 .. 4 */
-    TileFn *one[PRE_TOKENS + 1]; /* 1 block × c tokens: blocks left over, the short last one */
+    TileFn *one[PRE_TOKENS + 1]; /* 1 block × c tokens: the blocks left over */
 } Tiles;
 
 #define DEFINE_TILE(name, impl, R, C, P)                                                                     \
