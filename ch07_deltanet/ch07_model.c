@@ -72,6 +72,8 @@ typedef struct {
     bool escape;            /* stdout is a terminal: generated control characters escaped */
     const char *save_state; /* --save-state FILE */
     const char *load_state; /* --load-state FILE */
+    Quant quant;            /* --quant bf16|q8_0 */
+    double quant_s;         /* seconds model_quantize took */
 } Options;
 
 static void usage(FILE *to) {
@@ -80,14 +82,13 @@ static void usage(FILE *to) {
         "usage: %s [--model DIR] [--prompt TEXT | --ids 1,2,3 | --interactive]\n"
         "         [-n N] [--chat [--think]] [--temp T] [--top-k K] [--top-p P] [--seed S]\n"
         "         [--threads N] [--dump FILE] [--save-state FILE] [--load-state FILE]\n"
-        "         [--reference] [--max-memory SIZE] [--help]\n"
+        "         [--reference] [--quant q8_0] [--max-memory SIZE] [--help]\n"
         "The whole Qwen3.5 (chapter 7). No prompt: the assembly walked through on the\n"
         "book's sentence; a prompt: text to stdout, a summary line on stderr.\n" DEMO_HELP_MODEL
         "  --prompt TEXT      continue TEXT, in which <|im_end|> and the like are special\n"
         "                     tokens, as in Hugging Face (--chat: plain text, as typed)\n"
         "  --ids 1,2,3        the prompt as token ids (no tokenizer needed)\n"
-        "  -n N               tokens to generate (default %d, at most what the context\n"
-        "                     has left; 0: read the prompt only)\n"
+        "  -n N               tokens to generate (default %d, fewer if the context ends)\n"
         "  --chat [--think]   the prompt in the chat template (--think: thinking on)\n"
         "  --interactive      a chat in the terminal, Ctrl-D ends it; a line holds at\n"
         "                     most 1 MiB (and what --max-memory leaves), typed as text\n"
@@ -97,6 +98,7 @@ static void usage(FILE *to) {
         "  --dump FILE        write embed, layer.{i}, final_norm, logits of the prompt\n"
         "  --save-state FILE  at the end, replace FILE whole with every layer's state;\n"
         "  --load-state FILE  go on from such a state (the two may be the same file)\n"
+        "  --quant q8_0       8-bit weights, quantized as the model opens (default bf16)\n"
         "  --threads N        worker threads; --reference: the readable loops (slow)\n" DEMO_HELP_MAX_MEMORY,
         program_name(), DEFAULT_NEW);
 }
@@ -150,7 +152,12 @@ static bool own_flag(void *ctx, int argc, char **argv, int *i) {
         o->save_state = v;
     else if ((v = demo_value("--load-state", argc, argv, i)))
         o->load_state = v;
-    else
+    else if ((v = demo_value("--quant", argc, argv, i))) {
+        if (!quant_parse(v, &o->quant)) {
+            char shown[64];
+            die("--quant takes one of %s, got '%s'", QUANT_NAMES, escape_text(v, shown, sizeof shown));
+        }
+    } else
         return false;
     return true;
 }
@@ -318,7 +325,7 @@ static double max_diff(const float *a, const float *b, size_t n) {
 
 /* ---- the walkthrough ------------------------------------------------------------------------- */
 
-static void print_anatomy(const Model *m) {
+static void print_anatomy(const Model *m, double quant_s) {
     const Config *c = &m->ck.config;
     char pattern[CONFIG_MAX_LAYERS + 1];
     cfg_layer_pattern(c, pattern);
@@ -346,8 +353,13 @@ static void print_anatomy(const Model *m) {
     if (full) printf(" + %d × 全注意力 %.2fM", n_full, (double)attn_param_count(&full->self_attn) / 1e6);
     printf(" + %d × MLP %.2fM + 各处 norm %.2fM\n", c->num_hidden_layers,
            (double)mlp_param_count(&m->layers[0].mlp) / 1e6, (double)norms / 1e6);
-    printf("权重 %.2f GB（按文件里存的 bf16 直接用 mmap 映射，不转成 fp32；全转 fp32 要 %.2f GB）\n",
-           (double)model_weight_bytes(m) / 1e9, (double)total * 4 / 1e9);
+    if (m->quant == QUANT_BF16)
+        printf("权重 %.2f GB（按文件里存的 bf16 直接用 mmap 映射，不转成 fp32；全转 fp32 要 %.2f GB）\n",
+               (double)model_weight_bytes(m) / 1e9, (double)total * 4 / 1e9);
+    else
+        printf("权重 %.2f GB（--quant %s：每个投影矩阵和输出层换成 8 位整数，每 32 个一组、一个 fp16 缩放，"
+               "打开模型时从 bf16 量化，用了 %.1f s；norm、DeltaNet 的小张量和词嵌入查表仍读文件里的原值）\n",
+               (double)model_weight_bytes(m) / 1e9, quant_name(m->quant), quant_s);
 }
 
 /* Logits of every position of ids [T] in one pass, into [T, V]. */
@@ -439,7 +451,7 @@ static void print_ledger(const Model *m) {
 }
 
 static void walkthrough(const Model *m, RunState *s, const Tokenizer *tok, const Options *o) {
-    print_anatomy(m);
+    print_anatomy(m, o->quant_s);
     TokenIds ids;
     char label[256], idbuf[256];
     Error err;
@@ -638,8 +650,9 @@ static void run_prompt(const Options *o, const Model *m, RunState *s, const Toke
                  g.decode_s > 0 ? g.generated / g.decode_s : 0, (t1 - t0) + g.decode_s / g.generated);
         sep = "，";
     }
-    text_add(&line, "%s权重 %.2f GB，状态 %.1f MB，内存峰值 %.0f MB%s\n", *sep ? "；" : "",
-             (double)model_weight_bytes(m) / 1e9, mib((double)run_state_bytes(s)), peak_rss_mb(),
+    text_add(&line, "%s权重 %.2f GB", *sep ? "；" : "", (double)model_weight_bytes(m) / 1e9);
+    if (m->quant != QUANT_BF16) text_add(&line, "（%s，量化用了 %.1f s）", quant_name(m->quant), o->quant_s);
+    text_add(&line, "，状态 %.1f MB，内存峰值 %.0f MB%s\n", mib((double)run_state_bytes(s)), peak_rss_mb(),
              s->path == PATH_READABLE ? "（--reference：逐个 token 走朴素循环）" : "");
     fputs(line.s, stderr);
     free(line.s);
@@ -804,6 +817,10 @@ int main(int argc, char **argv) {
     Error err;
     if (o.save_state && !state_check_target(o.save_state, &m, o.load_state, &err)) /* before any token */
         die("--save-state: %s", err.msg);
+
+    double t0 = now_seconds();
+    if (!model_quantize(&m, o.quant, &err)) die("%s", err.msg);
+    o.quant_s = now_seconds() - t0;
 
     RunState s;
     run_init(&s, &m, CHUNK);

@@ -202,6 +202,58 @@ START_TEST(misaligned_tensors_get_aligned_copies) {
 }
 END_TEST
 
+/* Pages the process holds (Linux: /proc/self/statm, its second number). */
+static long resident_pages(void) {
+    long size = 0, resident = -1;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;
+        fclose(f);
+    }
+    return resident;
+}
+
+/* st_release_pages gives a tensor's pages back and its numbers stay: read again, they
+ * come back from the file. The resident memory falls by about the tensor's pages. A
+ * tensor that is an aligned copy (its memory the only place its numbers are), or that
+ * lives in another file's mapping, is left alone (false). */
+START_TEST(released_pages_come_back_from_the_file) {
+    enum { N = 1 << 18 }; /* floats: 1 MB, 256 pages */
+    float *values = xmalloc(sizeof(float) * N);
+    for (int i = 0; i < N; i++) values[i] = (float)i * 0.5f - 7.0f;
+    char header[256];
+    snprintf(header, sizeof header,
+             "{\"big\":{\"dtype\":\"F32\",\"shape\":[%d],\"data_offsets\":[0,%d]},"
+             "\"odd\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%d,%d]}}",
+             N, 4 * N, 4 * N + 1, 4 * N + 5);
+    unsigned char *data = xcalloc(4 * (size_t)N + 5, 1);
+    memcpy(data, values, 4 * (size_t)N);
+    memcpy(data + 4 * (size_t)N + 1, values + 3, 4); /* odd: misaligned, so copied */
+    char *path = in_dir(dir, "big.safetensors");
+    write_st(path, header, 0, data, 4 * (size_t)N + 5);
+    SafeTensors st, other;
+    Error err;
+    ck_assert_msg(st_open(&st, path, &err), "%s", err.msg);
+    ck_assert_msg(st_open(&other, path, &err), "%s", err.msg);
+    const Tensor *big = st_find(&st, "big"), *odd = st_find(&st, "odd");
+    volatile float sum = 0;
+    for (int i = 0; i < N; i += 1024) sum += ((const float *)big->data)[i]; /* every page in */
+    long before = resident_pages();
+    ck_assert(st_release_pages(&st, big));
+    long after = resident_pages();
+    ck_assert(!st_release_pages(&st, odd));                   /* an aligned copy */
+    ck_assert(!st_release_pages(&other, big));                /* another file's mapping */
+    ck_assert(tensor_get_f32(odd, 0) == values[3]);           /* the copy untouched */
+    ck_assert(memcmp(big->data, values, 4 * (size_t)N) == 0); /* back from the file */
+    printf("ok   st_release_pages: %ld of the tensor's 256 pages left the process, and came back\n",
+           before - after);
+    ck_assert_msg(before < 0 || before - after >= 200, "only %ld pages given back", before - after);
+    st_close(&st), st_close(&other);
+    free(values), free(data), free(path);
+    (void)sum;
+}
+END_TEST
+
 /* Whether path opens under a memory limit of limit bytes (the limit is then the
  * default again); err says why not. */
 static bool opens_within(const char *path, uint64_t limit, Error *err) {
@@ -707,6 +759,7 @@ int main(void) {
     tcase_add_test(read, reads_a_file_written_by_hand);
     tcase_add_test(read, header_padding_is_optional);
     tcase_add_test(read, misaligned_tensors_get_aligned_copies);
+    tcase_add_test(read, released_pages_come_back_from_the_file);
     tcase_add_test(read, aligned_copies_respect_the_memory_limit);
     tcase_add_test(read, offsets_beyond_4_gib);
     tcase_add_test(read, header_counts_against_the_memory_limit);

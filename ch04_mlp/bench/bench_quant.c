@@ -8,9 +8,9 @@
  *              copy of W, so W comes from memory, as in a forward pass.
  *   T tokens   T = 139 (the book's long text) and 512: GOP/s (2·out·in·T operations per
  *              call) against the float32 multiply-add peak, and against the peak of the
- *              int8 dot-product instruction the kernel uses (measured here too: 64
- *              multiply-adds per instruction, so 4× the float32 peak where it runs at the
- *              same rate).
+ *              int8 dot-product instruction the kernel uses (workbook/machine.h's
+ *              machine_int8_peak: 64 multiply-adds per instruction, so 4× the float32
+ *              peak where it runs at the same rate).
  * The 8-bit layer is timed with both ranges of activations (quant.h: Q8_ACT8, int8;
  * Q8_ACT16, two bytes), each figure including the quantization of the activations
  * (q8_project), as a layer pays for it. The BF16 kernels (linear, linear_batch) are
@@ -42,13 +42,6 @@
 #include "qwen/tensor.h"
 #include "workbook/machine.h"
 #include "workbook/util.h"
-
-#if defined(__AVX512F__) && defined(__AVX512VNNI__)
-#include <immintrin.h>
-#define VNNI_PEAK 1
-#else
-#define VNNI_PEAK 0
-#endif
 
 typedef struct {
     const char *name;
@@ -122,7 +115,7 @@ static double time_q8(Pools *p, const Shape *sh, bool from_memory, const float *
     for (int r = -1; r < reps; r++) {
         Q8Weights w = q8_window(p, sh, from_memory);
         double t0 = now_seconds();
-        q8_project(a, x, &w, T, y);
+        q8_project(x, &w, T, a, y);
         if (r >= 0) t[r] = now_seconds() - t0;
     }
     return median(t, reps);
@@ -141,39 +134,6 @@ static double time_bf16(Pools *p, const Shape *sh, bool from_memory, const float
         if (r >= 0) t[r] = now_seconds() - t0;
     }
     return median(t, reps);
-}
-
-/* GOP/s of vpdpbusd on all workers: 12 independent chains, nothing read from memory (as
- * machine_fma_peak does for float32), 4 tasks per worker. 0 where the compiler targets
- * no VNNI. */
-#define INT8_ITERS 250000 /* per task: × 4 tasks × 12 chains × 128 operations per worker, a few ms */
-#if VNNI_PEAK
-static int int8_sink[64];
-#endif
-static void int8_task(void *ctx, int64_t task, int worker) {
-    (void)ctx, (void)task;
-#if VNNI_PEAK
-    enum { CHAINS = 12 };
-    __m512i a[CHAINS];
-    for (int c = 0; c < CHAINS; c++) a[c] = _mm512_set1_epi32(c);
-    const __m512i u = _mm512_set1_epi8(3), s = _mm512_set1_epi8(-2);
-    for (int i = 0; i < INT8_ITERS; i++)
-#pragma GCC unroll 12
-        for (int c = 0; c < CHAINS; c++) a[c] = _mm512_dpbusd_epi32(a[c], u, s);
-    for (int c = 1; c < CHAINS; c++) a[0] = _mm512_add_epi32(a[0], a[c]);
-    int8_sink[worker % 64] += _mm512_reduce_add_epi32(a[0]);
-#else
-    (void)worker;
-#endif
-}
-
-static double int8_peak(void) {
-    if (!VNNI_PEAK) return 0;
-    int64_t tasks = 4 * (int64_t)pool_threads();
-    double t0 = now_seconds();
-    pool_run(tasks, int8_task, NULL);
-    double t = now_seconds() - t0;
-    return (double)INT8_ITERS * 12 * 128 * (double)tasks / t / 1e9; /* 64 multiply-adds = 128 operations */
 }
 
 /* ---- what the format costs in accuracy -------------------------------------------------
@@ -335,11 +295,7 @@ int main(int argc, char **argv) {
     for (int r = 0; r < rounds; r++) {
         bw[r] = machine_read_bandwidth(&region, &region_bytes, 1, 3);
         peak[r] = machine_fma_peak(3);
-        ipeak[r] = 0;
-        for (int i = 0; i < 3; i++) {
-            double p = int8_peak();
-            if (p > ipeak[r]) ipeak[r] = p;
-        }
+        ipeak[r] = machine_int8_peak(3);
         for (int s = 0; s < N_SHAPES; s++) {
             bool head = shapes[s].out > 100000;
             int reps = head ? 3 : 7;

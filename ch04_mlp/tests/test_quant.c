@@ -420,7 +420,7 @@ static const Q8Kernel all_kernels[] = {Q8_PORTABLE, Q8_AVX2, Q8_AVX512};
 static void fast(Q8Kernel k, const Q8Weights *p, const float *x, int64_t T, Q8ActRange range, float *y) {
     Q8Act a;
     q8_act_init(&a, T, p->in, range);
-    q8_quantize_act_with(&a, x, T, p->in, k);
+    q8_quantize_act_with(x, T, p->in, &a, k);
     q8_linear_with(&a, p, y, k);
     q8_act_free(&a);
 }
@@ -509,7 +509,7 @@ START_TEST(test_act_kernels) {
                 Q8Act a;
                 q8_act_init(&a, T, in, range);
                 memset(a.q, 0x55, (size_t)(T * a.planes * G * Q8_GROUP)); /* the padding must be written */
-                q8_quantize_act_with(&a, x, T, in, k);
+                q8_quantize_act_with(x, T, in, &a, k);
                 int16_t *q = xmalloc((size_t)in * sizeof *q);
                 float *s = xmalloc((size_t)G * sizeof *s);
                 for (int64_t t = 0; t < T; t++) {
@@ -597,7 +597,7 @@ START_TEST(test_real_shapes) {
               *got = xmalloc((size_t)(T * out) * sizeof *got);
         for (int r = 0; r < 2; r++) {
             q8_linear_ref(x, m.q, m.scale, T, in, out, a[r].range, want);
-            q8_project(&a[r], x, &p, T, got); /* the best kernel, as a layer calls it */
+            q8_project(x, &p, T, &a[r], got); /* the best kernel, as a layer calls it */
             ck_assert_msg(memcmp(got, want, (size_t)(T * out) * sizeof *got) == 0, "%s [%lld, %lld] T %lld",
                           range_name(a[r].range), (long long)out, (long long)in, (long long)T);
         }
@@ -670,6 +670,186 @@ START_TEST(test_pack) {
     ck_assert_msg(strstr(err.msg, "row 13") != NULL, "message: %s", err.msg);
     printf("OK   refused: %s\n", err.msg);
     free(bf), free(f), free(q), free(s);
+}
+END_TEST
+
+/* q8_pack's fast quantizer (AVX-512 where built) gives the reference's bytes on the
+ * numbers where a quantizer goes wrong: groups from 1e-7 to 1e5 in size (scales among
+ * fp16's subnormals, where the "next fp16 up" rule acts, and near Q8_MAX_ABS), exact
+ * ties k + 1/2 of the scale, zeros, a short last group, a row that is all zeros, and
+ * numbers of every dtype a checkpoint may hold (F32, F16, BF16). Which wrong code would
+ * pass test_pack alone: a quantizer that rounds ties away from zero, or takes the
+ * unrounded scale, agrees with the reference on random BF16 rows nearly always. */
+START_TEST(test_pack_hard_numbers) {
+    int64_t out = 37, in = 75, G = q8_groups(in); /* 3 blocks, the last short; 3 groups, the last of 11 */
+    float *f = xmalloc((size_t)(out * in) * sizeof *f);
+    for (int64_t o = 0; o < out; o++) {
+        float mag = o == 5 ? 0.0f : (float)pow(10.0, -7.0 + 12.0 * (double)o / (double)(out - 1));
+        for (int64_t i = 0; i < in; i++) f[o * in + i] = mag * uniform();
+        if (o % 3 == 0) { /* ties: max 127 · 2^-e gives scale 2^-e, so (k + 1/2) · scale is a tie */
+            float sc = ldexpf(1.0f, -(int)(o % 20));
+            for (int64_t i = 0; i < in; i++)
+                f[o * in + i] = sc * ((float)(i % 5) - 2.0f + 0.5f) * (i % 2 ? 1 : -1);
+            for (int64_t g = 0; g < G; g++) f[o * in + g * Q8_GROUP] = 127.0f * sc;
+        }
+    }
+    f[36 * in + 3] = Q8_MAX_ABS; /* the largest number a row may hold */
+    for (DType dt = DTYPE_F32; dt <= DTYPE_BF16; dt++) {
+        void *data = xmalloc((size_t)(out * in) * 4);
+        for (int64_t i = 0; i < out * in; i++) {
+            if (dt == DTYPE_F32) ((float *)data)[i] = f[i];
+            if (dt == DTYPE_F16) ((uint16_t *)data)[i] = fp16_bits(fminf(fmaxf(f[i], -65504.0f), 65504.0f));
+            if (dt == DTYPE_BF16) { /* Q8_MAX_ABS rounds up in BF16: the BF16 below it instead */
+                uint16_t h = f32_to_bf16(f[i]);
+                ((uint16_t *)data)[i] = fabsf(bf16_to_f32(h)) > Q8_MAX_ABS ? h - 1 : h;
+            }
+        }
+        Tensor t = {.name = "w", .dtype = dt, .ndim = 2, .shape = {out, in}, .numel = out * in, .data = data};
+        float *row = xmalloc((size_t)in * sizeof *row);
+        int8_t *q = xmalloc((size_t)(out * in));
+        uint16_t *sc = xmalloc((size_t)(out * G) * sizeof *sc);
+        for (int64_t o = 0; o < out; o++) {
+            tensor_read_f32(&t, o * in, in, row);
+            ck_assert(q8_quantize_row(row, in, q + o * in, sc + o * G));
+        }
+        Q8Weights got, want;
+        Error err;
+        ck_assert_msg(q8_pack(&t, &got, &err), "%s", err.msg);
+        q8_pack_quantized(q, sc, out, in, &want);
+        ck_assert_msg(memcmp(got.data, want.data, (size_t)q8_packed_bytes(out, in)) == 0,
+                      "%s: q8_pack differs from q8_quantize_row + q8_pack_quantized", dtype_name(dt));
+        q8_free(&got), q8_free(&want);
+        free(data), free(row), free(q), free(sc);
+    }
+    printf("OK   q8_pack on subnormal scales, ties, zeros, Q8_MAX_ABS, a short group; F32, F16, BF16\n");
+    free(f);
+}
+END_TEST
+
+/* q8_linear_tensor_ref, the formula from the checkpoint's numbers, gives the bits of the
+ * fast path on q8_pack(W), and of q8_linear_ref on the quantized rows; a row it cannot
+ * quantize comes out NaN. Sizes as promised: q8_packed_bytes is what q8_pack lays out. */
+START_TEST(test_tensor_ref) {
+    int64_t out = 21, in = 70, T = 3, G = q8_groups(in);
+    uint16_t *bf = xmalloc((size_t)(out * in) * sizeof *bf);
+    float *f = xmalloc((size_t)(out * in) * sizeof *f);
+    for (int64_t i = 0; i < out * in; i++) f[i] = bf16_to_f32(bf[i] = f32_to_bf16(0.05f * uniform()));
+    Tensor t = {
+        .name = "w", .dtype = DTYPE_BF16, .ndim = 2, .shape = {out, in}, .numel = out * in, .data = bf};
+    int8_t *q = xmalloc((size_t)(out * in));
+    uint16_t *sc = xmalloc((size_t)(out * G) * sizeof *sc);
+    for (int64_t o = 0; o < out; o++) ck_assert(q8_quantize_row(f + o * in, in, q + o * in, sc + o * G));
+    Q8Weights p;
+    Error err;
+    ck_assert(q8_pack(&t, &p, &err));
+    ck_assert(q8_packed_bytes(out, in) == (uint64_t)(p.blocks * q8_block_bytes(&p)));
+    ck_assert(q8_packed_bytes(out, in) == 2 * 2 * 1088);
+    float *x = random_floats(T * in, 1.0f), *y = xmalloc((size_t)(T * out) * sizeof *y),
+          *want = xmalloc((size_t)(T * out) * sizeof *want),
+          *fast_y = xmalloc((size_t)(T * out) * sizeof *fast_y);
+    for (int r = 0; r < 2; r++) {
+        q8_linear_tensor_ref(x, &t, T, all_ranges[r], y);
+        q8_linear_ref(x, q, sc, T, in, out, all_ranges[r], want);
+        fast(q8_best_kernel, &p, x, T, all_ranges[r], fast_y);
+        ck_assert_msg(memcmp(y, want, (size_t)(T * out) * sizeof *y) == 0, "%s: differs from q8_linear_ref",
+                      range_name(all_ranges[r]));
+        ck_assert_msg(memcmp(y, fast_y, (size_t)(T * out) * sizeof *y) == 0, "%s: differs from q8_linear",
+                      range_name(all_ranges[r]));
+    }
+    bf[4 * in + 66] = 0x7F80; /* +inf in row 4's last group; want holds the Q8_ACT16 product */
+    q8_linear_tensor_ref(x, &t, T, Q8_ACT16, y);
+    for (int64_t tt = 0; tt < T; tt++)
+        for (int64_t o = 0; o < out; o++)
+            ck_assert(o == 4 ? isnan(y[tt * out + o]) : y[tt * out + o] == want[tt * out + o]);
+    q8_free(&p);
+    free(bf), free(f), free(q), free(sc), free(x), free(y), free(want), free(fast_y);
+}
+END_TEST
+
+/* A stack (quant.h): three matrices of 21, 16 and 5 rows packed as one W give, through
+ * q8_linear_parts, each matrix's outputs in its own array, bit for bit those of the
+ * matrix packed alone, with every kernel, both ranges, one token and 7, 1 and 3
+ * workers, and the parts' rows read back through q8_packed_row in stack order. What a
+ * wrong stack would do and these catch: a part's outputs shifted by the padding rows
+ * of the part before (21 is not a multiple of 16), a short block's padding lanes
+ * stored over the next part's outputs (the arrays are exact-sized and poisoned around),
+ * a part of 16 rows taken for a short one. */
+START_TEST(test_stack) {
+    const int64_t outs[3] = {21, 16, 5}, in = 70;
+    Tensor t[3];
+    uint16_t *bf[3];
+    for (int i = 0; i < 3; i++) {
+        bf[i] = xmalloc((size_t)(outs[i] * in) * sizeof *bf[i]);
+        for (int64_t k = 0; k < outs[i] * in; k++)
+            bf[i][k] = f32_to_bf16((0.02f + 0.03f * (float)i) * uniform());
+        t[i] = (Tensor){.name = "w",
+                        .dtype = DTYPE_BF16,
+                        .ndim = 2,
+                        .shape = {outs[i], in},
+                        .numel = outs[i] * in,
+                        .data = bf[i]};
+    }
+    const Tensor *ts[3] = {&t[0], &t[1], &t[2]};
+    Q8Weights stack, alone[3];
+    Error err;
+    ck_assert(q8_pack_stack(ts, 3, &stack, &err));
+    ck_assert(stack.parts == 3 && stack.out == 42 && stack.blocks == 2 + 1 + 1);
+    ck_assert(q8_stack_bytes(outs, 3, in) == (uint64_t)(stack.blocks * q8_block_bytes(&stack)));
+    for (int i = 0; i < 3; i++) ck_assert(q8_pack(&t[i], &alone[i], &err));
+    float row_s[70], row_a[70];
+    for (int i = 0, o = 0; i < 3; i++)
+        for (int64_t r = 0; r < outs[i]; r++, o++) {
+            q8_packed_row(&stack, o, row_s);
+            q8_packed_row(&alone[i], r, row_a);
+            ck_assert_msg(memcmp(row_s, row_a, sizeof row_s) == 0, "stack row %d is not part %d's row %lld",
+                          o, i, (long long)r);
+        }
+    const float poison = -12345.0f;
+    int saved = pool_threads();
+    const int64_t Ts[] = {1, 7};
+    for (unsigned c = 0; c < ARRAY_LEN(Ts); c++) {
+        int64_t T = Ts[c];
+        float *x = random_floats(T * in, 1.0f);
+        for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels) * ARRAY_LEN(all_ranges); kk++) {
+            Q8Kernel k = all_kernels[kk / 2];
+            Q8ActRange range = all_ranges[kk % 2];
+            if (!q8_kernel_built(k)) continue;
+            Q8Act a;
+            q8_act_init(&a, T, in, range);
+            q8_quantize_act_with(x, T, in, &a, k);
+            for (int n = 1; n <= 3; n += 2) {
+                pool_set_threads(n);
+                float *want[3], *got[3], *arena[3];
+                for (int i = 0; i < 3; i++) {
+                    size_t len = (size_t)(T * outs[i]);
+                    want[i] = xmalloc(len * sizeof(float));
+                    arena[i] = xmalloc((len + 32) * sizeof(float)); /* 16 poisoned floats either side */
+                    for (size_t e = 0; e < len + 32; e++) arena[i][e] = poison;
+                    got[i] = arena[i] + 16;
+                    q8_linear_with(&a, &alone[i], want[i], k);
+                }
+                q8_linear_parts_with(&a, &stack, got, k);
+                for (int i = 0; i < 3; i++) {
+                    size_t len = (size_t)(T * outs[i]);
+                    ck_assert_msg(memcmp(got[i], want[i], len * sizeof(float)) == 0,
+                                  "%s %s T=%lld %d workers: part %d differs from the matrix alone",
+                                  q8_kernel_name(k), range_name(range), (long long)T, n, i);
+                    for (int e = 0; e < 16; e++)
+                        ck_assert_msg(arena[i][e] == poison && arena[i][16 + len + (size_t)e] == poison,
+                                      "%s T=%lld: part %d written outside its array", q8_kernel_name(k),
+                                      (long long)T, i);
+                    free(want[i]), free(arena[i]);
+                }
+            }
+            pool_set_threads(saved);
+            q8_act_free(&a);
+        }
+        free(x);
+    }
+    printf("OK   a stack of [21|16|5, 70]: each part bit for bit as the matrix alone, nothing written "
+           "outside its array\n");
+    q8_free(&stack);
+    for (int i = 0; i < 3; i++) q8_free(&alone[i]), free(bf[i]);
 }
 END_TEST
 
@@ -787,6 +967,9 @@ int main(void) {
     tcase_add_test(kernels, test_nan_token);
     tcase_add_test(kernels, test_real_shapes);
     tcase_add_test(kernels, test_pack);
+    tcase_add_test(kernels, test_pack_hard_numbers);
+    tcase_add_test(kernels, test_tensor_ref);
+    tcase_add_test(kernels, test_stack);
     suite_add_tcase(s, kernels);
     TCase *promise = tcase_create("promises");
     tcase_set_timeout(promise, 60);

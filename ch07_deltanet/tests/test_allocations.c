@@ -9,7 +9,9 @@
  * counters below, and each forward pass — the MLP, attention, the Gated DeltaNet,
  * the output head and the whole model; one token and 16 (the batched kernels'
  * widened panels start at 12); the fast path on the tiny and the mid checkpoints, the
- * readable one (slow) on tiny — must leave them at 0.
+ * readable one (slow) on tiny — must leave them at 0. The same on 8-bit weights
+ * (model_quantize): the blocks in the run state's buffers, whose quantized input
+ * (RunState.xq) is allocated once with them, and the whole model.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -164,6 +166,63 @@ START_TEST(model_allocates_nothing) {
 }
 END_TEST
 
+/* The same on 8-bit weights: each block, in the buffers the run state made for them
+ * (which point the blocks at its quantized input), and the whole model, prefill and
+ * decode. The model is opened and packed here (packing allocates: that is not a pass). */
+START_TEST(q8_allocates_nothing) {
+    Model m;
+    Error err;
+    ck_assert_msg(model_open(&m, fx[_i].model.ck.dir, &err), "%s", err.msg);
+    ck_assert_msg(model_quantize(&m, QUANT_Q8_0, &err), "%s", err.msg);
+    const Config *c = &m.ck.config;
+    int H = c->hidden_size;
+    float *x = input(H), *y = xmalloc(sizeof(float) * T_MAX * (size_t)H);
+    const Layer *dn_layer = NULL, *attn_layer = NULL;
+    int dn_i = 0, attn_i = 0;
+    for (int i = 0; i < c->num_hidden_layers; i++)
+        if (m.layers[i].type == LAYER_FULL_ATTENTION)
+            attn_layer = &m.layers[i], attn_i = i;
+        else
+            dn_layer = &m.layers[i], dn_i = i;
+    int ids[2 * T_MAX];
+    for (int t = 0; t < 2 * T_MAX; t++) ids[t] = (t * 37) % c->vocab_size;
+    Path last = _i == GOLDEN_TINY ? PATH_READABLE : PATH_FAST;
+    for (int path = PATH_FAST; path <= (int)last; path++) {
+        RunState s;
+        run_init(&s, &m, T_MAX);
+        s.path = (Path)path;
+        ck_assert(model_forward(&m, &s, ids, 2 * T_MAX - 1, NULL, &err)); /* the caches' room */
+        for (size_t l = 0; l < ARRAY_LEN(lengths); l++) {
+            int T = lengths[l];
+            char what[80];
+            const char *p = path ? "readable" : "fast";
+            snprintf(what, sizeof what, "8-bit mlp_forward T=%d %s", T, p);
+            NO_ALLOCATION(what, mlp_forward(&dn_layer->mlp, &s.mlp, x, T, y, (Path)path));
+            snprintf(what, sizeof what, "8-bit dn_forward T=%d %s", T, p);
+            NO_ALLOCATION(what,
+                          dn_forward(&dn_layer->linear_attn, &s.dn, x, T, &s.layers[dn_i].dn, y, (Path)path));
+            kv_reset(&s.layers[attn_i].kv);
+            snprintf(what, sizeof what, "8-bit attn_forward T=%d %s", T, p);
+            NO_ALLOCATION(what, attn_forward(&attn_layer->self_attn, &s.attn, x, T, &s.layers[attn_i].kv,
+                                             &s.rope, y, (Path)path));
+        }
+        run_reset(&s);
+        bool ok; /* asked after the count: Check's own assertions allocate */
+        NO_ALLOCATION(path ? "8-bit model prefill, readable" : "8-bit model prefill, fast",
+                      ok = model_forward(&m, &s, ids, T_MAX, NULL, &err));
+        ck_assert(ok);
+        for (int t = T_MAX; t < 2 * T_MAX - 1; t++) {
+            NO_ALLOCATION(path ? "8-bit model decode, readable" : "8-bit model decode, fast",
+                          ok = model_forward(&m, &s, ids + t, 1, NULL, &err));
+            ck_assert(ok);
+        }
+        run_free(&s);
+    }
+    free(x), free(y);
+    model_close(&m);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("allocations");
     TCase *tc = tcase_create("allocations");
@@ -171,6 +230,7 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, blocks_allocate_nothing, GOLDEN_TINY, GOLDEN_SIZES);
     tcase_add_loop_test(tc, model_allocates_nothing, GOLDEN_TINY, GOLDEN_SIZES);
+    tcase_add_loop_test(tc, q8_allocates_nothing, GOLDEN_TINY, GOLDEN_SIZES);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }

@@ -29,6 +29,7 @@ void attn_dims(AttnDims *d, const Config *c) {
 void attn_from_weights(Attention *at, const Config *c, const AttnWeights *w) {
     attn_dims(&at->d, c);
     at->w = *w;
+    at->q8 = (AttnQ8){0}; /* the checkpoint's weights, until a model packs them */
 }
 
 bool attn_load(Attention *at, const Checkpoint *ck, int layer, Error *err) {
@@ -262,8 +263,11 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
     int P = len0 + T;   /* positions after this call */
     size_t qd = (size_t)Hq * d;
 
-    /* 1. project: q_proj gives per head [d query | d gate] */
-    project(x, w->q_proj, T, a->qg, path); /* [T, Hq, 2d] */
+    /* 1. project: q_proj gives per head [d query | d gate]; k_proj and v_proj give
+     *    [T, Hkv, d] each. The three read the same x */
+    ProjInput in = proj_input(x, T, dm->hidden, a->xq, path);
+    proj_stack(&in, (const Tensor *[]){w->q_proj, w->k_proj, w->v_proj}, 3, &at->q8.qkv,
+               (float *[]){a->qg, a->k, a->v});
     for (int t = 0; t < T; t++)
         for (int h = 0; h < Hq; h++) {
             const float *block = a->qg + ((size_t)t * Hq + h) * 2 * d; /* head h's 2d numbers (512) */
@@ -271,8 +275,6 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
             memcpy(a->q_raw + at_th, block, (size_t)d * sizeof(float));    /* first half: query */
             memcpy(a->gate + at_th, block + d, (size_t)d * sizeof(float)); /* second half: gate */
         }
-    project(x, w->k_proj, T, a->k, path); /* [T, Hkv, d] */
-    project(x, w->v_proj, T, a->v, path); /* [T, Hkv, d] */
 
     /* 2. q/k norm: every head's 256 numbers on their own, one shared weight per kind */
     rmsnorm(a->q_raw, w->q_norm, (int64_t)T * Hq, d, dm->eps, a->q);
@@ -309,5 +311,6 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
         sigmoid_gate_vec(a->attn, a->gate, (int64_t)T * (int64_t)qd, a->gated);
 
     /* 8. back to the residual stream's width */
-    project(a->gated, w->o_proj, T, y, path);
+    in = proj_input(a->gated, T, (int64_t)qd, a->xq, path);
+    proj_apply(&in, w->o_proj, &at->q8.o_proj, y);
 }

@@ -83,10 +83,19 @@ typedef struct {
     const Tensor *k_norm; /* [d] = [256]: the same for the key heads */
 } AttnWeights;
 
+/* The four projections as 8-bit groups (quant.h), when the model runs on them
+ * (model.h's model_quantize packs them); each data NULL otherwise. q_proj, k_proj and
+ * v_proj read the same x: they are one stack. */
+typedef struct {
+    Q8Weights qkv; /* [q_proj | k_proj | v_proj] */
+    Q8Weights o_proj;
+} AttnQ8;
+
 /* One full-attention layer: its sizes and its weights. */
 typedef struct {
     AttnDims d;
     AttnWeights w;
+    AttnQ8 q8;
 } Attention;
 
 /* Layer i's attention from the checkpoint ("layers.{i}.self_attn.*"), every shape
@@ -154,6 +163,9 @@ typedef struct {
     float *scores;        /* [score_threads, score_floats]: each thread's scores of a GQA group, */
     int64_t score_floats; /*   group × positions; grows with the context */
     int score_threads;
+    Q8Act *xq; /* with 8-bit weights: where an input is quantized (the caller's, for cap tokens
+                  of max(hidden, Hq·d) numbers; run_init points it at the run state's);
+                  NULL with the checkpoint's weights */
 } AttnActs;
 
 void attn_acts_init(AttnActs *a, const AttnDims *d, int cap);

@@ -286,11 +286,12 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, Delt
     if (T > a->cap) die("dn_forward: buffers for %d tokens, called with %d", a->cap, T);
     bool ref = path == PATH_READABLE;
 
-    /* The four projections of the token (all T tokens at once). */
-    project(x, w->in_proj_qkv, T, a->qkv, path); /* [T, conv_dim] */
-    project(x, w->in_proj_z, T, a->z, path);     /* [T, value_dim] */
-    project(x, w->in_proj_b, T, a->beta, path);  /* [T, n_v], b before the sigmoid */
-    project(x, w->in_proj_a, T, a->g, path);     /* [T, n_v], a before it becomes g */
+    /* The four projections of the token (all T tokens at once), all of the same x:
+     * qkv [T, conv_dim], z [T, value_dim], and b and a [T, n_v], before the sigmoid and
+     * before a becomes g. */
+    ProjInput in = proj_input(x, T, d->hidden, a->xq, path);
+    proj_stack(&in, (const Tensor *[]){w->in_proj_qkv, w->in_proj_z, w->in_proj_b, w->in_proj_a}, 4,
+               &dn->q8.in_proj, (float *[]){a->qkv, a->z, a->beta, a->g});
 
     /* q, k and v are not projected directly: every channel first sees its own last
      * kernel tokens through the causal convolution, then SiLU. */
@@ -315,6 +316,7 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, Delt
         pool_run(T, gated_norm_token, &job); /* the same per token, the gate 16 at a time */
     }
     /* And back to the residual stream. */
-    project(a->normed, w->out_proj, T, y, path); /* [T, hidden] */
+    in = proj_input(a->normed, T, d->value_dim, a->xq, path);
+    proj_apply(&in, w->out_proj, &dn->q8.out_proj, y); /* [T, hidden] */
     state->n_tokens += T;
 }

@@ -92,6 +92,14 @@ typedef struct {
     const Tensor *out_proj;    /* [hidden, value_dim] = [1024, 2048] */
 } DeltaNetWeights;
 
+/* The five projections as 8-bit groups (quant.h), when the model runs on them
+ * (model.h's model_quantize packs them); each data NULL otherwise. The four in_proj
+ * read the same x: they are one stack. */
+typedef struct {
+    Q8Weights in_proj; /* [in_proj_qkv | in_proj_z | in_proj_b | in_proj_a] */
+    Q8Weights out_proj;
+} DeltaNetQ8;
+
 /* One linear-attention layer: its sizes and its weights — the big ones as views of
  * the checkpoint, the small ones also in float32, converted once when it is loaded. */
 typedef struct {
@@ -102,6 +110,7 @@ typedef struct {
     float *neg_A;   /* [n_v]: −exp(A_log), each head's fixed forgetting speed */
     float *dt_bias; /* [n_v] */
     void *memory;   /* the allocation of the four above */
+    DeltaNetQ8 q8;  /* the projections as 8-bit groups, when the model runs on them */
 } DeltaNet;
 
 /* Layer i's Gated DeltaNet from the checkpoint ("layers.{i}.linear_attn.*"), every
@@ -149,6 +158,9 @@ typedef struct {
     float *z;       /* [cap, value_dim]  in_proj_z x, the gate before silu */
     float *normed;  /* [cap, value_dim]  gated RMSNorm of core, per head */
     void *memory;   /* the one allocation the buffers are carved from */
+    Q8Act *xq;      /* with 8-bit weights: where an input is quantized (the caller's, for
+                       cap tokens of max(hidden, value_dim) numbers; run_init points it at
+                       the run state's); NULL with the checkpoint's weights */
 } DeltaNetActs;
 
 void dn_acts_init(DeltaNetActs *a, const DeltaNetDims *d, int cap);

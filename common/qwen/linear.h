@@ -48,7 +48,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "quant.h"
 #include "tensor.h"
+#include "workbook/util.h"
 
 /* Y[T, out] = X[T, in] Wᵀ, the formula loop by loop (float32 sums in index order).
  * x: [T, in], y: [T, out]. Slow; for tests and for reading. */
@@ -80,6 +82,64 @@ static inline void project(const float *x, const Tensor *w, int64_t T, float *y,
         linear(x, w, y);
     else
         linear_batch(x, w, T, y);
+}
+
+/* ---- 8-bit weights ------------------------------------------------------------------
+ *
+ * A model can also run on 8-bit copies of its matrices (quant.h: groups of 32 int8
+ * numbers with one fp16 scale, packed for the kernels when the model is opened), which
+ * halves the bytes a token must read. The product then takes x quantized too, group
+ * by group. Projections that read the same x (q, k and v; gate and up; the DeltaNet's
+ * four in_proj) share one quantization of it, and are packed as one stack (quant.h),
+ * so that one call of the kernels computes them all. A layer says so in two steps:
+ *
+ *     ProjInput in = proj_input(x, T, hidden, xq, path);      // x, quantized once into xq
+ *     proj_stack(&in, (const Tensor *[]){w->gate_proj, w->up_proj}, 2, &q8->gate_up,
+ *                (float *[]){gate, up});                       // Y_i = X W_iᵀ, each into its array
+ *     proj_apply(&in, w->down_proj, &q8->down_proj, y);        // one matrix
+ *
+ * With the checkpoint's weights (xq NULL, q8's data NULL) they are project(), matrix
+ * after matrix: the same calls and the same bits. */
+
+/* The input of one or more projections: x [T, in], and the buffer it is quantized in,
+ * or NULL when the weights are the checkpoint's. */
+typedef struct {
+    const float *x;
+    int64_t T, in;
+    Q8Act *xq;
+    Path path;
+} ProjInput;
+
+/* x [T, in] as the input of the projections that follow: on the fast path with a
+ * buffer xq, quantized into it now (q8_quantize_act); the readable path quantizes
+ * as it multiplies. */
+static inline ProjInput proj_input(const float *x, int64_t T, int64_t in, Q8Act *xq, Path path) {
+    if (xq && path == PATH_FAST) q8_quantize_act(x, T, in, xq);
+    return (ProjInput){x, T, in, xq, path};
+}
+
+/* Y_i = X W_iᵀ for the n matrices w[i] of one input: with their 8-bit stack q8 when it
+ * is there (q8->data, packed from exactly these n), else with each W_i as the
+ * checkpoint stores it (project). The 8-bit product is q8_linear_parts on the input's
+ * quantization, or, on the readable path, q8_linear_tensor_ref matrix by matrix, the
+ * formula from their stored numbers (the same bits). y[i]: [T, rows of W_i]. */
+static inline void proj_stack(const ProjInput *in, const Tensor *const *w, int n, const Q8Weights *q8,
+                              float *const *y) {
+    if (!q8 || !q8->data) { /* the checkpoint's weights */
+        for (int i = 0; i < n; i++) project(in->x, w[i], in->T, y[i], in->path);
+        return;
+    }
+    if (!in->xq) die("%s: 8-bit weights, but no buffer to quantize their input in", w[0]->name);
+    if (q8->parts != n) die("%s: a stack of %d matrices used as %d", w[0]->name, q8->parts, n);
+    if (in->path == PATH_READABLE)
+        for (int i = 0; i < n; i++) q8_linear_tensor_ref(in->x, w[i], in->T, in->xq->range, y[i]);
+    else
+        q8_linear_parts(in->xq, q8, y);
+}
+
+/* The same for one matrix: y = X Wᵀ, [T, out]. */
+static inline void proj_apply(const ProjInput *in, const Tensor *w, const Q8Weights *q8, float *y) {
+    proj_stack(in, &w, 1, q8, &y);
 }
 
 /* "AVX-512" or "portable C": which kernels linear()/linear_batch() were built with. */

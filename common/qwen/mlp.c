@@ -10,6 +10,7 @@
 bool mlp_load(Mlp *m, const Checkpoint *ck, int layer, Error *err) {
     const Config *c = &ck->config;
     m->d = (MlpDims){.hidden = c->hidden_size, .intermediate = c->intermediate_size};
+    m->q8 = (MlpQ8){0}; /* the checkpoint's weights, until a model packs them */
     int64_t H = m->d.hidden, I = m->d.intermediate;
     MlpWeights *w = &m->w;
     return (w->gate_proj = ckpt_layer_tensor(ck, layer, "mlp.gate_proj.weight", 2, (int64_t[]){I, H}, err)) &&
@@ -47,14 +48,17 @@ void mlp_forward(const Mlp *m, MlpActs *a, const float *x, int T, float *y, Path
     if (T > a->cap) die("mlp_forward: buffers for %d tokens, called with %d", a->cap, T);
     size_t n = (size_t)T * m->d.intermediate;
 
-    project(x, m->w.gate_proj, T, a->gate, path); /* widen: hidden → intermediate, twice */
-    project(x, m->w.up_proj, T, a->up, path);
+    /* widen: hidden → intermediate, twice (the two read the same x) */
+    ProjInput in = proj_input(x, T, m->d.hidden, a->xq, path);
+    proj_stack(&in, (const Tensor *[]){m->w.gate_proj, m->w.up_proj}, 2, &m->q8.gate_up,
+               (float *[]){a->gate, a->up});
     if (path == PATH_READABLE)
         for (size_t i = 0; i < n; i++)
             a->act[i] = siluf(a->gate[i]) * a->up[i]; /* the gate lets up through, or not */
     else
         swiglu_vec(a->gate, a->up, (int64_t)n, a->act); /* the same, 16 at a time (kernels/activations.c) */
-    project(a->act, m->w.down_proj, T, y, path);        /* back: intermediate → hidden */
+    in = proj_input(a->act, T, m->d.intermediate, a->xq, path);
+    proj_apply(&in, m->w.down_proj, &m->q8.down_proj, y); /* back: intermediate → hidden */
 }
 
 int64_t mlp_param_count(const Mlp *m) {

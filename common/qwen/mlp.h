@@ -49,10 +49,19 @@ typedef struct {
     const Tensor *down_proj; /* [hidden, intermediate] = [1024, 3584] */
 } MlpWeights;
 
+/* The same three as 8-bit groups (quant.h), when the model runs on them (model.h's
+ * model_quantize packs them); each data NULL otherwise. gate_proj and up_proj read the
+ * same x: they are one stack. */
+typedef struct {
+    Q8Weights gate_up;   /* [gate_proj | up_proj] */
+    Q8Weights down_proj;
+} MlpQ8;
+
 /* One layer's MLP: its sizes and its weights. */
 typedef struct {
     MlpDims d;
     MlpWeights w;
+    MlpQ8 q8;
 } Mlp;
 
 /* Layer i's MLP from the checkpoint ("layers.{i}.mlp.*"), every shape checked
@@ -68,6 +77,9 @@ typedef struct {
     float *up;      /* [cap, intermediate]  W_up x */
     float *act;     /* [cap, intermediate]  silu(gate) · up, the input of down_proj */
     void *memory;   /* the one allocation the buffers are carved from */
+    Q8Act *xq;      /* with 8-bit weights: where an input is quantized (the caller's, for
+                       cap tokens of intermediate numbers; run_init points it at the run
+                       state's); NULL with the checkpoint's weights */
 } MlpActs;
 
 void mlp_acts_init(MlpActs *a, const MlpDims *d, int cap);

@@ -48,6 +48,20 @@
 #include "weights.h"
 #include "workbook/util.h"
 
+/* Which weights the model multiplies by (ch07_model's --quant). */
+typedef enum {
+    QUANT_BF16, /* "bf16": the checkpoint's, as stored, read from the mapped file */
+    QUANT_Q8_0, /* "q8_0": every projection and the output head as 8-bit groups of 32 with
+                   an fp16 scale (quant.h), made from the checkpoint when it is opened */
+} Quant;
+
+/* "bf16" or "q8_0": the names --quant takes and a saved state records. */
+const char *quant_name(Quant q);
+/* The Quant named s; false for any other string. */
+bool quant_parse(const char *s, Quant *q);
+/* "bf16, q8_0": every name, for an error message. */
+#define QUANT_NAMES "bf16, q8_0"
+
 /* One decoder layer's weights: two norms, a mixer of the layer's type, the MLP. */
 typedef struct {
     LayerType type;
@@ -58,6 +72,15 @@ typedef struct {
     Mlp mlp;
 } Layer;
 
+/* What the model multiplies by in 8 bits: the n tensors of the checkpoint that read
+ * the same input (one, or a stack: quant.h), and their packed form (inside a layer's
+ * MlpQ8 / AttnQ8 / DeltaNetQ8, or the model's head_q8). */
+typedef struct {
+    const Tensor *w[Q8_MAX_PARTS];
+    int n;
+    Q8Weights *q8;
+} PackedMatrix;
+
 typedef struct {
     Checkpoint ck;              /* the opened folder; ck.config is config.json */
     const Tensor *embed_tokens; /* [vocab, hidden] = [248320, 1024] */
@@ -67,6 +90,11 @@ typedef struct {
     Embedding embed;            /* chapter 2's table over embed_tokens: ids → rows */
     Embedding head;             /* ... and over lm_head: rows → logits (the same table when tied) */
     Layer *layers;              /* [num_hidden_layers] */
+    /* The 8-bit weights (model_quantize), when quant is QUANT_Q8_0: */
+    Quant quant;
+    Q8Weights head_q8;       /* the output head: lm_head (the tied embedding) as 8-bit rows */
+    int n_packed;            /* the stacks packed: every projection of every layer and the head */
+    PackedMatrix *packed;    /* [n_packed] */
 } Model;
 
 /* Opens the checkpoint in dir and finds every tensor of every layer, each checked
@@ -75,14 +103,34 @@ typedef struct {
 bool model_open(Model *m, const char *dir, Error *err);
 void model_close(Model *m);
 
-/* Parameters of the text model (the embedding counted once when tied) and the
- * bytes they take in the file. */
+/* Makes the model multiply by q's weights: for QUANT_Q8_0, every projection of every
+ * layer and the output head are quantized from the checkpoint and packed for the
+ * kernels (quant.h's q8_pack), and each matrix's pages of the mapped file are given
+ * back as soon as it is packed (ckpt_release_pages), so the process holds the 8-bit
+ * bytes instead of the BF16 ones. What stays float: the norms, the DeltaNet's small
+ * tensors, the state, and the embedding look-up, which keeps reading the checkpoint's
+ * exact rows (a few per token, brought back from the file as they are asked for).
+ * QUANT_BF16 changes nothing. False with one line in err when the packed bytes would
+ * pass the memory limit (util.h), checked before anything is packed, or when a matrix
+ * holds a number 8-bit groups cannot (q8_pack names the tensor and the row); the
+ * model is then as model_open left it. Call it once, after model_open. */
+bool model_quantize(Model *m, Quant q, Error *err);
+
+/* Bytes model_quantize allocates for q (0 for QUANT_BF16), from the shapes alone. */
+uint64_t model_quant_bytes(const Model *m, Quant q);
+
+/* Parameters of the text model (the embedding counted once when tied), and the bytes
+ * of the weights it multiplies by: as the file stores them, or, with 8-bit weights,
+ * the packed matrices and every tensor left as stored (the embedding table, when it
+ * is the output head too, counted once, as the 8-bit head). */
 int64_t model_param_count(const Model *m);
 int64_t model_weight_bytes(const Model *m);
 
-/* Reads one byte of every page of the text weights, so that the memory-mapped file
- * is brought in from the disk now rather than during the first token; progress
- * (may be NULL) is called after each tensor with the bytes done and the total. */
+/* Reads one byte of every page of the weights the model reads from the file, so that
+ * the memory-mapped file is brought in from the disk now rather than during the first
+ * token (with 8-bit weights: every tensor that was not packed, but for the embedding
+ * table, whose rows come in as they are looked up); progress (may be NULL) is called
+ * after each tensor with the bytes done and the total. */
 void model_touch(const Model *m, void (*progress)(int64_t done, int64_t total, void *ctx), void *ctx);
 
 /* ---- reading a text ------------------------------------------------------------ */
@@ -111,6 +159,8 @@ typedef struct {
     DeltaNetActs dn; /* the Gated DeltaNet's buffers */
     float *logits;   /* [vocab]  after the last token read */
     void *memory;    /* the allocation of x, normed, out and logits */
+    Q8Act xq;        /* with 8-bit weights: the input of a projection, quantized (quant.h);
+                        the blocks' xq point here */
 } RunState;
 
 /* A run state for m: empty caches and tables at position 0, buffers for passes of
@@ -122,9 +172,10 @@ void run_free(RunState *s);
 /* A new text: empty caches and tables, position 0 (the memory is kept). */
 void run_reset(RunState *s);
 
-/* What a run state with passes of chunk tokens takes once it has read n tokens:
- * the buffers, every layer's state, the RoPE table and the logits (for estimating a
- * request before allocating it). */
+/* What a run with passes of chunk tokens takes once it has read n tokens: the
+ * buffers, every layer's state, the RoPE table and the logits, and, with 8-bit
+ * weights, the packed weights the model allocated (model_quant_bytes) — everything but
+ * the mapped file (for estimating a request before allocating it). */
 uint64_t run_bytes(const Model *m, int chunk, int64_t n);
 
 /* Bytes of the state the text has built so far: the KV caches' rows in use and the

@@ -32,12 +32,16 @@ float q8_act_scale(const float *x, int n, Q8ActRange range) {
     return s;
 }
 
-uint16_t q8_weight_scale(const float *w, int n) {
-    float max;
-    if (!group_max(w, n, &max)) return 0x7e00; /* fp16 NaN; q8_quantize_row refuses first */
+uint16_t q8_weight_scale_of_max(float max) {
     uint16_t s = f32_to_f16(max / Q8_QMAX);
     if ((double)max > 127.5 * (double)f16_to_f32(s)) s++; /* the next fp16 up (s >= 0) */
     return s;
+}
+
+uint16_t q8_weight_scale(const float *w, int n) {
+    float max;
+    if (!group_max(w, n, &max)) return 0x7e00; /* fp16 NaN; q8_quantize_row refuses first */
+    return q8_weight_scale_of_max(max);
 }
 
 bool q8_quantize_row(const float *w, int64_t n, int8_t *q, uint16_t *scale) {
@@ -90,4 +94,30 @@ void q8_linear_ref(const float *x, const int8_t *q, const uint16_t *scale, int64
     for (int64_t t = 0; t < T; t++)
         for (int64_t o = 0; o < out; o++)
             y[t * out + o] = q8_dot_ref(x + t * in, q + o * in, scale + o * groups, in, range);
+}
+
+void q8_linear_tensor_ref(const float *x, const Tensor *w, int64_t T, Q8ActRange range, float *y) {
+    int64_t out = w->shape[0], in = w->shape[1];
+    for (int64_t t = 0; t < T; t++)
+        for (int64_t o = 0; o < out; o++) {
+            float acc = 0.0f;
+            for (int64_t g = 0; g * Q8_GROUP < in; g++) {
+                int len = in - g * Q8_GROUP < Q8_GROUP ? (int)(in - g * Q8_GROUP) : Q8_GROUP;
+                float wg[Q8_GROUP];
+                int8_t q[Q8_GROUP];
+                uint16_t sw;
+                tensor_read_f32(w, o * in + g * Q8_GROUP, len, wg); /* row o's group g, widened */
+                if (!q8_quantize_row(wg, len, q, &sw)) {
+                    acc = NAN; /* not a number 8-bit groups can hold */
+                    break;
+                }
+                int16_t a[Q8_GROUP];
+                float sx;
+                q8_quantize_act_row(x + t * in + g * Q8_GROUP, len, range, a, &sx); /* token t's group g */
+                int32_t d = 0;
+                for (int i = 0; i < len; i++) d += (int32_t)q[i] * a[i];
+                acc = fmaf((float)d, f16_to_f32(sw) * sx, acc);
+            }
+            y[t * out + o] = acc;
+        }
 }

@@ -296,6 +296,17 @@ const char *st_metadata(const SafeTensors *st, const char *key) {
     return NULL;
 }
 
+bool st_release_pages(const SafeTensors *st, const Tensor *t) {
+    uintptr_t map = (uintptr_t)st->map, begin = (uintptr_t)t->data;
+    uint64_t bytes = (uint64_t)t->numel * (uint64_t)dtype_size(t->dtype);
+    if (!st->map || begin < map || begin - map > st->size || bytes > st->size - (begin - map)) return false;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t first = (begin + page - 1) & ~(page - 1), last = (begin + (uintptr_t)bytes) & ~(page - 1);
+    if (last > first)
+        madvise((void *)first, last - first, MADV_DONTNEED); /* only a hint; it cannot lose data here */
+    return true;
+}
+
 /* ---- writing -------------------------------------------------------------- */
 
 void stw_init(StWriter *w) { memset(w, 0, sizeof *w); }

@@ -61,6 +61,15 @@ const Tensor *st_find(const SafeTensors *st, const char *name);
 /* The "__metadata__" string stored under key, or NULL. */
 const char *st_metadata(const SafeTensors *st, const char *key);
 
+/* Gives t's memory back to the system, for a tensor whose numbers now live elsewhere
+ * (a model on 8-bit weights packs them, model.h): the pages that lie wholly inside
+ * t's bytes leave the process (madvise MADV_DONTNEED; the one or two pages it shares
+ * with its neighbours stay). Its numbers are not lost: the mapping is the file's, so a
+ * later read brings a page back from the file (or the system's page cache). False,
+ * and nothing done, when t does not live in st's mapping (another shard's tensor, or
+ * an aligned copy, whose memory is the only place its numbers are). */
+bool st_release_pages(const SafeTensors *st, const Tensor *t);
+
 /* ---- writing ---------------------------------------------------------------
  * Tensors are described first (name, stored dtype, shape, where the float32
  * values come from) and written in one go: the header needs every offset before

@@ -179,6 +179,11 @@ bool ckpt_open(Checkpoint *ck, const char *dir, Error *err) {
     return ok;
 }
 
+void ckpt_release_pages(const Checkpoint *ck, const Tensor *t) {
+    for (int i = 0; i < ck->n_shards; i++)
+        if (st_release_pages(&ck->shards[i], t)) return;
+}
+
 void ckpt_close(Checkpoint *ck) {
     for (int i = 0; i < ck->n_shards; i++) st_close(&ck->shards[i]);
     free(ck->shards);

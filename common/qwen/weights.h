@@ -74,6 +74,10 @@ const Tensor *ckpt_expect(const Checkpoint *ck, const char *name, int ndim, cons
 const Tensor *ckpt_layer_tensor(const Checkpoint *ck, int layer, const char *suffix, int ndim,
                                 const int64_t *shape, Error *err);
 
+/* Gives the pages of t, a tensor of one of ck's shards, back to the system
+ * (safetensors.h's st_release_pages); a later read brings them back from the file. */
+void ckpt_release_pages(const Checkpoint *ck, const Tensor *t);
+
 /* The name a stored tensor is known by in this workbook: the language model's prefix
  * removed; NULL for tensors that are skipped (vision tower, mtp head). */
 const char *ckpt_text_name(const char *stored_name);

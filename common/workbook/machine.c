@@ -184,3 +184,43 @@ double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+/* ---- the int8 dot-product peak ------------------------------------------------------
+ * vpdpbusd (AVX-512 VNNI) on all workers: INT8_CHAINS independent chains, nothing read
+ * from memory, as fma_chains does for float32, INT8_TASKS tasks per worker. */
+#if defined(__AVX512F__) && defined(__AVX512VNNI__)
+#define INT8_CHAINS 12
+#define INT8_ITERS  250000 /* per task: × 12 chains × 128 operations, a few ms */
+#define INT8_TASKS  4
+
+static void int8_task(void *ctx, int64_t task, int worker) {
+    (void)task;
+    __m512i a[INT8_CHAINS];
+    for (int c = 0; c < INT8_CHAINS; c++) a[c] = _mm512_set1_epi32(c);
+    const __m512i u = _mm512_set1_epi8(3), s = _mm512_set1_epi8(-2);
+    for (int i = 0; i < INT8_ITERS; i++)
+#pragma GCC unroll 12
+        for (int c = 0; c < INT8_CHAINS; c++) a[c] = _mm512_dpbusd_epi32(a[c], u, s);
+    for (int c = 1; c < INT8_CHAINS; c++) a[0] = _mm512_add_epi32(a[0], a[c]);
+    ((int32_t *)ctx)[worker % MAX_WORKERS] += _mm512_reduce_add_epi32(a[0]);
+}
+
+double machine_int8_peak(int tries) {
+    static int32_t sums[MAX_WORKERS];
+    double best = 0;
+    for (int i = 0; i < tries; i++) {
+        int64_t tasks = (int64_t)pool_threads() * INT8_TASKS;
+        double t0 = now_seconds();
+        pool_run(tasks, int8_task, sums);
+        double g = (double)INT8_ITERS * INT8_CHAINS * 128 * (double)tasks / (now_seconds() - t0) / 1e9;
+        if (g > best) best = g; /* 64 multiply-adds per instruction = 128 operations */
+    }
+    for (int w = 0; w < MAX_WORKERS; w++) read_sink += (uint16_t)sums[w];
+    return best;
+}
+#else
+double machine_int8_peak(int tries) {
+    (void)tries;
+    return 0; /* no VNNI: the 8-bit kernels run other instructions, with no such peak */
+}
+#endif

@@ -48,4 +48,10 @@ const char *machine_fma_kind(void);
  * report of repeated timings, which one slow run from elsewhere does not move. */
 double median(double *v, int n);
 
+/* GOP/s of the fastest of `tries` runs of the int8 dot-product instruction the 8-bit
+ * kernels use (vpdpbusd: 64 multiply-adds of bytes into 16 sums, counted as 128
+ * operations), on all threads, nothing read from memory; 0 where the compiler targets
+ * no AVX-512 VNNI. Reading a prompt with 8-bit weights is these (qwen/quant.h). */
+double machine_int8_peak(int tries);
+
 #endif

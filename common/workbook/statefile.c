@@ -14,6 +14,12 @@
 
 #define N_DIMS 12
 
+/* The "__metadata__" key that records which weights made the state (model.h's Quant):
+ * its logits and every number in its tables came from them, so the same run goes on
+ * only with the same weights. A state without it was written before there was a
+ * choice: by the checkpoint's weights. */
+#define WEIGHTS_KEY "workbook.weights"
+
 /* The sizes a state belongs to; a state file must carry exactly these. */
 static void model_dims(const Config *c, float dims[N_DIMS]) {
     const int v[N_DIMS] = {c->vocab_size,
@@ -49,6 +55,7 @@ bool state_save(const char *path, const Model *m, const RunState *s, const Token
     model_dims(c, dims);
     for (int i = 0; i < 4; i++) parts[i] = (float)((rng >> (16 * i)) & 0xFFFF);
     for (int64_t i = 0; i < seen->n; i++) tokens[i] = (float)seen->ids[i];
+    stw_set_metadata(&w, WEIGHTS_KEY, quant_name(m->quant));
     stw_add(&w, "model.dims", DTYPE_F32, 1, (int64_t[]){N_DIMS}, dims);
     stw_add(&w, "tokens", DTYPE_F32, 1, (int64_t[]){seen->n}, tokens);
     stw_add(&w, "logits", DTYPE_F32, 1, (int64_t[]){c->vocab_size}, s->logits);
@@ -155,6 +162,17 @@ static bool load_tensors(const SafeTensors *st, const Model *m, RunState *s, Tok
     if (!got) return false;
     if (memcmp(got, dims, sizeof dims) != 0)
         return error_set(err, "%s: the state of another model (its sizes differ from %s)", path, m->ck.dir);
+    const char *made = st_metadata(st, WEIGHTS_KEY);
+    Quant q = QUANT_BF16;
+    if (made && !quant_parse(made, &q)) {
+        char shown[64];
+        return error_set(err, "%s: made with weights \"%s\", which are none of %s", path,
+                         escape_text(made, shown, sizeof shown), QUANT_NAMES);
+    }
+    if (q != m->quant)
+        return error_set(
+            err, "%s: a state made with %s weights, and this run has %s weights (--quant %s goes on from it)",
+            path, quant_name(q), quant_name(m->quant), quant_name(q));
 
     /* the tokens: as many as the context allows and the memory holds */
     const Tensor *tt = st_find(st, "tokens");

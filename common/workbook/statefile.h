@@ -13,7 +13,11 @@
  *   layers.{i}.conv             [kernel − 1, conv]   a DeltaNet layer's conv history
  *   layers.{i}.tables           [heads, dk, dv]      ... and its memory tables
  *
- * Ids and sizes are whole numbers below 2^24, which float32 holds exactly.
+ * Ids and sizes are whole numbers below 2^24, which float32 holds exactly. The file's
+ * metadata records the weights that made the state ("workbook.weights": model.h's
+ * quant_name, "bf16" or "q8_0"): its logits and every number of its tables came from
+ * them, so a run on the other kind refuses it, naming the file and both kinds (a state
+ * without the entry was written before there was a choice, by the checkpoint's).
  *
  * A state file may come from anywhere, so loading checks all of it before the run
  * uses any of it: a safetensors file at all ("not a state file" otherwise), the
