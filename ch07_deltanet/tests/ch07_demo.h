@@ -9,6 +9,8 @@
  *                          exit 1, nothing on stdout, exactly one line on stderr, which
  *                          holds fragment;
  *   slurp(name)            a file of tmp, whole;
+ *   at(name)               the path tmp/name, in a buffer of its own that lives until
+ *                          the program ends;
  *
  * The suites run in this process (run_suite(s, CK_NOFORK)): their tests share the
  * scratch folder and the demo's paths.
@@ -57,6 +59,15 @@ static int run(const char *args) {
     int rc = system(cmd);
     free(cmd);
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+static inline const char *at(const char *name) {
+    static char paths[256][512];
+    static int next;
+    ck_assert_msg(next < 256, "at(): out of buffers");
+    char *p = paths[next++];
+    snprintf(p, 512, "%s/%s", tmp, name);
+    return p;
 }
 
 static char *slurp(const char *name) {

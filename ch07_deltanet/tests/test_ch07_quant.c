@@ -27,15 +27,6 @@
 static void setup(void) { demo_setup("test_ch07_quant"); }
 static void teardown(void) { demo_teardown(); }
 
-static const char *at(const char *name) {
-    static char paths[64][512];
-    static int next;
-    ck_assert_msg(next < 64, "at(): out of buffers");
-    char *p = paths[next++];
-    snprintf(p, 512, "%s/%s", tmp, name);
-    return p;
-}
-
 /* The float32 tensor name of the safetensors file path, copied ([*n] values). */
 static float *tensor_of(const char *path, const char *name, int64_t *n) {
     SafeTensors st;

@@ -32,16 +32,6 @@ static void setup(void) { demo_setup("test_ch07_state"); }
 static void teardown(void) { demo_teardown(); }
 static void each_test(void) { tiny = golden_tiny_dir(); } /* a test that ran on a copy may have failed */
 
-/* tmp/name, in a buffer of its own that lives until the program ends. */
-static const char *at(const char *name) {
-    static char paths[256][512];
-    static int next;
-    ck_assert_msg(next < 256, "at(): out of buffers");
-    char *p = paths[next++];
-    snprintf(p, 512, "%s/%s", tmp, name);
-    return p;
-}
-
 static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void sh(const char *fmt, ...) {
     char cmd[4096];
