@@ -34,6 +34,12 @@
 # (workbook/torch_rng.h) and the readable loops be exact twins of the portable
 # kernels.
 
+# Builds use every core unless the command line says otherwise (make -j1); the tests
+# themselves run one after another (mk/run-tests.sh).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+endif
+
 BUILD    ?= build
 BINDIR   ?=
 OPT      ?= -O2 -march=native

@@ -15,8 +15,9 @@
 set -u
 export BUILD="${BUILD:-build}" BINDIR="${BINDIR:-}"
 export TINY="${TINY:-$BUILD/tiny}" MID="${MID:-$BUILD/mid}"
-# Two OpenMP threads unless the caller says otherwise: the tests check results, not
-# speed, and stay quick and quiet on a machine that is busy with other work.
+# Two worker threads unless the caller says otherwise (common/kernels/pool.c reads
+# OMP_NUM_THREADS, as OpenMP programs do): the tests check results, not speed, and stay
+# quick and quiet on a machine that is busy with other work.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
 export CK_VERBOSITY="${CK_VERBOSITY:-normal}"
 
