@@ -274,7 +274,8 @@ static const Tiles *tiles_for(DType dt, int portable) {
  * ------------------------------------------------------------------------------------ */
 
 /* Both paths walk W the same way. The rows are cut into tasks of about TASK_BYTES of
- * weights each, which the workers take one at a time (kernels/pool.h). A task cuts its
+ * weights each (at most a worker's share of them, so that a small W is shared too),
+ * which the workers take one at a time (kernels/pool.h). A task cuts its
  * rows into `parts` equal parts and goes through all of them at once: tile j takes row
  * j of every part (its rows lie part·row_bytes apart). Each part is then read front to
  * back, one long contiguous stream, which the memory system's prefetcher follows at
@@ -401,7 +402,8 @@ static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float 
                .y = y,
                .parts = T == 1 ? STREAMS : ROWS,
                .pack = T >= PACK_MIN_TOKENS && w->dtype != DTYPE_F32};
-    int64_t rows = TASK_BYTES / row_bytes;
+    int64_t rows = TASK_BYTES / row_bytes, share = (out + pool_threads() - 1) / pool_threads();
+    if (rows > share) rows = share; /* a small W still goes to every worker */
     rows -= rows % wk.parts;
     wk.rows_per_task = rows > wk.parts ? rows : wk.parts;
     pool_run((out + wk.rows_per_task - 1) / wk.rows_per_task, walk_task, &wk);
