@@ -425,10 +425,14 @@ const char *linear_kernel_name(void) { return LINEAR_AVX512 ? "AVX-512" : "porta
 
 void dot_rows(const float *x, int C, const float *w, int64_t w_stride, int64_t rows, int64_t in, float *y,
               int64_t y_stride) {
+    /* as walk does: tile j takes row j of each of ROWS parts, so that the rows are read
+     * as ROWS streams at once (a head's keys are short rows far apart; one stream of them
+     * is read at a third of the speed) */
     const Tiles *k = tiles_for(DTYPE_F32, 0);
     const char *data = (const char *)w;
-    int64_t step = w_stride * (int64_t)sizeof(float), r = 0;
-    for (; r + ROWS <= rows; r += ROWS)
-        k->rows[C](data + r * step, step, in, x, in, NULL, WHOLE_ROW, y + r, 1, y_stride);
-    for (; r < rows; r++) k->one[C](data + r * step, 0, in, x, in, NULL, WHOLE_ROW, y + r, 0, y_stride);
+    int64_t step = w_stride * (int64_t)sizeof(float), part = rows / ROWS;
+    for (int64_t j = 0; j < part; j++)
+        k->rows[C](data + j * step, part * step, in, x, in, NULL, WHOLE_ROW, y + j, part, y_stride);
+    for (int64_t r = ROWS * part; r < rows; r++)
+        k->one[C](data + r * step, 0, in, x, in, NULL, WHOLE_ROW, y + r, 0, y_stride);
 }
