@@ -12,7 +12,10 @@
  *           its tokens, so a key is read once for all G heads;
  *   softmax each row: softmax_vec (max, e^(s − max) 16 at a time, the sum in double);
  *   mix     o[g] = Σ_j p[g][j] v_j: a tile of 4 heads × 96 dims kept in 24 registers,
- *           the value vectors loaded once per j for all 4 heads.
+ *           the value vectors loaded once per j for all 4 heads; the positions a chunk
+ *           of MIX_CHUNK at a time, every dim tile over one chunk before the next (the
+ *           running sums wait in o), so that a chunk's values come from memory once
+ *           and stay in the cache for the other dim tiles.
  *
  * Every sum runs over j = 0, 1, ..., pos in that order and over the dims in fixed
  * lanes, whatever else the call computes, so a token's output does not depend on how
@@ -35,19 +38,27 @@
 #define ALWAYS_INLINE __attribute__((always_inline))
 #define QUERIES       4 /* query heads per tile, scores (dot_rows' C) and mix alike */
 #define MIX_VECS      6 /* 16-dim vectors of values per mix tile: 4 × 6 sums + 6 values in registers */
+#define MIX_CHUNK     128 /* positions per chunk of the mix: 128 values of a head, 128 KB at most */
 
 #if ATTN_AVX512
 
-/* o[r][0 .. 16·NV) = Σ_{j < n} p[r][j] · V[j][0 .. 16·NV) for R ≤ 4 heads: p row r at
+/* o[r][0 .. 16·NV) (+)= Σ_{j < n} p[r][j] · V[j][0 .. 16·NV) for R ≤ 4 heads: p row r at
  * p + r·p_stride, value j at V + j·v_stride, output row r at o + r·o_stride; the
- * last vector takes only the lanes of `last` (a row that does not end on 16 dims). */
+ * last vector takes only the lanes of `last` (a row that does not end on 16 dims).
+ * The sums start from zero, or, with `more`, from what o holds (an earlier chunk's). */
 static inline ALWAYS_INLINE void mix_tile(const float *p, int64_t p_stride, const float *V, int64_t v_stride,
-                                          int n, __mmask16 last, float *o, int64_t o_stride, int R, int NV) {
+                                          int n, __mmask16 last, float *o, int64_t o_stride, bool more, int R,
+                                          int NV) {
     __m512 acc[QUERIES][MIX_VECS];
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 6
-        for (int c = 0; c < NV; c++) acc[r][c] = _mm512_setzero_ps();
+        for (int c = 0; c < NV; c++) {
+            const float *at = o + r * o_stride + 16 * c;
+            acc[r][c] = !more            ? _mm512_setzero_ps()
+                        : c == NV - 1 ? _mm512_maskz_loadu_ps(last, at)
+                                      : _mm512_loadu_ps(at);
+        }
     for (int j = 0; j < n; j++) {
         const float *vj = V + (int64_t)j * v_stride;
         __m512 v[MIX_VECS];
@@ -78,12 +89,12 @@ static inline ALWAYS_INLINE void mix_tile(const float *p, int64_t p_stride, cons
 /* mix_tile with R and NV as constants, so that its loops unroll into registers. */
 #define MIX_CASE(R, NV)                                                                                      \
     case (R)*8 + (NV):                                                                                       \
-        mix_tile(p, p_stride, V, v_stride, n, last, o, o_stride, R, NV);                                     \
+        mix_tile(p, p_stride, V, v_stride, n, last, o, o_stride, more, R, NV);                               \
         break;
 #define MIX_CASES(R) MIX_CASE(R, 1) MIX_CASE(R, 2) MIX_CASE(R, 3) MIX_CASE(R, 4) MIX_CASE(R, 5) MIX_CASE(R, 6)
 
 static void mix_block(const float *p, int64_t p_stride, const float *V, int64_t v_stride, int n,
-                      __mmask16 last, float *o, int64_t o_stride, int R, int NV) {
+                      __mmask16 last, float *o, int64_t o_stride, bool more, int R, int NV) {
     switch (R * 8 + NV) {
         MIX_CASES(1)
         MIX_CASES(2)
@@ -97,11 +108,15 @@ static void mix(const float *p, int G, int64_t p_stride, const float *V, int64_t
                 float *o) {
     for (int g = 0; g < G; g += QUERIES) {
         int R = G - g < QUERIES ? G - g : QUERIES;
-        for (int i = 0; i < d; i += 16 * MIX_VECS) {
-            int width = d - i < 16 * MIX_VECS ? d - i : 16 * MIX_VECS;
-            int NV = (width + 15) / 16, tail = width - 16 * (NV - 1);
-            __mmask16 last = (__mmask16)((1u << tail) - 1);
-            mix_block(p + g * p_stride, p_stride, V + i, v_stride, n, last, o + (int64_t)g * d + i, d, R, NV);
+        for (int j0 = 0; j0 < n; j0 += MIX_CHUNK) {
+            int len = n - j0 < MIX_CHUNK ? n - j0 : MIX_CHUNK;
+            for (int i = 0; i < d; i += 16 * MIX_VECS) {
+                int width = d - i < 16 * MIX_VECS ? d - i : 16 * MIX_VECS;
+                int NV = (width + 15) / 16, tail = width - 16 * (NV - 1);
+                __mmask16 last = (__mmask16)((1u << tail) - 1);
+                mix_block(p + g * p_stride + j0, p_stride, V + (int64_t)j0 * v_stride + i, v_stride, len, last,
+                          o + (int64_t)g * d + i, d, j0 > 0, R, NV);
+            }
         }
     }
 }
