@@ -132,19 +132,15 @@ static void measure_machine(Yardsticks *y) {
     y->k++;
 }
 
-/* The regions decoding reads: every text tensor as stored, or, with 8-bit weights, the
- * packed matrices and the tensors not packed (but the embedding table, whose few rows a
- * token looks up stay out, as in model_weight_bytes). */
+/* The regions decoding reads: every tensor the model reads whole from the file
+ * (model_reads_whole), and with 8-bit weights the packed matrices. */
 static void weight_regions(const Model *m, Yardsticks *y) {
     y->data = xmalloc((size_t)(m->ck.n_refs + m->n_packed) * sizeof *y->data);
     y->bytes = xmalloc((size_t)(m->ck.n_refs + m->n_packed) * sizeof *y->bytes);
     y->n = 0;
     for (int i = 0; i < m->ck.n_refs; i++) {
         const Tensor *t = m->ck.refs[i];
-        bool packed = m->quant != QUANT_BF16 && t == m->embed_tokens;
-        for (int j = 0; j < m->n_packed; j++)
-            for (int k = 0; k < m->packed[j].n; k++) packed |= m->packed[j].w[k] == t;
-        if (packed) continue;
+        if (!model_reads_whole(m, t)) continue;
         y->data[y->n] = t->data;
         y->bytes[y->n++] = (size_t)(t->numel * dtype_size(t->dtype));
     }

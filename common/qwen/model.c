@@ -416,9 +416,7 @@ bool model_forward(const Model *m, RunState *s, const int *ids, int T, const Mod
 
 /* ---- bringing the weights in ------------------------------------------------------ */
 
-/* Whether model_touch brings t in: every tensor with the checkpoint's weights; with
- * 8-bit ones, those not packed, but for the embedding table (rows on demand). */
-static bool touched(const Model *m, const Tensor *t) {
+bool model_reads_whole(const Model *m, const Tensor *t) {
     return m->quant == QUANT_BF16 || !(is_packed(m, t) || t == m->embed_tokens);
 }
 
@@ -426,10 +424,10 @@ void model_touch(const Model *m, void (*progress)(int64_t done, int64_t total, v
     const long page = 4096;
     int64_t total = 0, done = 0;
     for (int i = 0; i < m->ck.n_refs; i++)
-        if (touched(m, m->ck.refs[i])) total += m->ck.refs[i]->numel * dtype_size(m->ck.refs[i]->dtype);
+        if (model_reads_whole(m, m->ck.refs[i])) total += m->ck.refs[i]->numel * dtype_size(m->ck.refs[i]->dtype);
     for (int i = 0; i < m->ck.n_refs; i++) {
         const Tensor *t = m->ck.refs[i];
-        if (!touched(m, t)) continue;
+        if (!model_reads_whole(m, t)) continue;
         const unsigned char *p = t->data;
         int64_t n = t->numel * dtype_size(t->dtype);
         volatile unsigned char sink = 0;

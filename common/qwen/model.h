@@ -133,6 +133,12 @@ int64_t model_weight_bytes(const Model *m);
  * after each tensor with the bytes done and the total. */
 void model_touch(const Model *m, void (*progress)(int64_t done, int64_t total, void *ctx), void *ctx);
 
+/* Whether the model reads t whole from the mapped file: every tensor with the
+ * checkpoint's weights; with 8-bit weights, those not packed, but for the embedding
+ * table, whose rows are looked up one by one. What model_touch brings in, and what a
+ * decoded token reads besides the packed weights. */
+bool model_reads_whole(const Model *m, const Tensor *t);
+
 /* ---- reading a text ------------------------------------------------------------ */
 
 /* What one layer carries from one token to the next. */
