@@ -86,14 +86,7 @@ typedef struct {
 } Pools;
 
 static Q8Weights q8_window(Pools *p, const Shape *sh, bool from_memory) {
-    int64_t blocks = (sh->out + Q8_BLOCK_ROWS - 1) / Q8_BLOCK_ROWS;
-    Q8Weights w = {.out = sh->out,
-                   .in = sh->in,
-                   .groups = q8_groups(sh->in),
-                   .blocks = blocks,
-                   .parts = 1, /* one matrix */
-                   .part_out = {sh->out},
-                   .part_block = {0, blocks}};
+    Q8Weights w = q8_packed_shape(sh->out, sh->in);
     size_t bytes = (size_t)(w.blocks * q8_block_bytes(&w));
     if (!from_memory || p->next_quant + bytes > p->quant_bytes) p->next_quant = 0;
     w.data = p->quants + p->next_quant;

@@ -142,6 +142,8 @@ uint64_t q8_stack_bytes(const int64_t *outs, int n, int64_t in) {
 
 uint64_t q8_packed_bytes(int64_t out, int64_t in) { return q8_stack_bytes(&out, 1, in); }
 
+Q8Weights q8_packed_shape(int64_t out, int64_t in) { return packed_shape(&out, 1, in); }
+
 static void packed_alloc(Q8Weights *p, const int64_t *outs, int n, int64_t in) {
     *p = packed_shape(outs, n, in);
     uint64_t bytes = q8_stack_bytes(outs, n, in);

@@ -194,6 +194,10 @@ static inline int64_t q8_block_bytes(const Q8Weights *p) { return (p->groups + 1
 uint64_t q8_packed_bytes(int64_t out, int64_t in);
 uint64_t q8_stack_bytes(const int64_t *outs, int n, int64_t in);
 
+/* The shape of one matrix [out, in] packed — every field but data, which the caller
+ * points at q8_packed_bytes(out, in) bytes of packed weights (a benchmark's copies). */
+Q8Weights q8_packed_shape(int64_t out, int64_t in);
+
 /* Quantizes W (any dtype, [out, in]) with q8_quantize_row() and lays it out as above.
  * False, with a message naming the tensor and the row, for a NaN, an infinity or a
  * number above Q8_MAX_ABS. Allocates; q8_free() gives the memory back. */
