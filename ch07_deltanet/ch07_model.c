@@ -469,8 +469,9 @@ static void walkthrough(const Model *m, RunState *s, const Tokenizer *tok, const
     sampler_init(&greedy, m->ck.config.vocab_size, 0, 0, 1, 0);
     StopIds stop = stop_ids(m, tok);
     int n = o->n_new >= 0 ? (int)o->n_new : WALK_NEW_TOKENS;
-    if (readable(s, s->pos, n) < n) n = (int)readable(s, s->pos, n) + 1; /* the last one shown is not read */
-    demo_require_memory(run_bytes(m, CHUNK, s->pos + readable(s, s->pos, n)), "the greedy continuation");
+    int64_t can_read = readable(s, s->pos, n);
+    if (can_read < n) n = (int)can_read + 1; /* the last one shown is not read */
+    demo_require_memory(run_bytes(m, CHUNK, s->pos + can_read), "the greedy continuation");
     printf("贪心续写 %d 个 token：%s", n, tok ? BOOK_SENTENCE : "");
     flush_stdout();
     TextStream out = {.tok = tok, .to = stdout, .escape = o->escape};
