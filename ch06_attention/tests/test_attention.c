@@ -224,8 +224,12 @@ START_TEST(test_layer3_vs_golden) {
 
     /* The cache holds exactly the keys and values of the pass. */
     ck_assert_int_eq(kv.len, T);
-    ck_assert(memcmp(kv.k, k, nk * sizeof(float)) == 0);
-    ck_assert(memcmp(kv.v, v, nk * sizeof(float)) == 0);
+    float *rows = xmalloc(nk * sizeof(float));
+    kv_rows(&kv, false, 0, (int64_t)nk, rows);
+    ck_assert(memcmp(rows, k, nk * sizeof(float)) == 0);
+    kv_rows(&kv, true, 0, (int64_t)nk, rows);
+    ck_assert(memcmp(rows, v, nk * sizeof(float)) == 0);
+    free(rows);
 
     /* Every row of weights is a distribution over positions 0..t: sums to 1, zero after t. */
     for (int h = 0; h < Hq; h++)
@@ -280,6 +284,66 @@ static void run_in_pieces(const Tiny *tn, const int *sizes, int n_sizes, float *
     kv_free(&kv);
     rope_free(&rope);
 }
+
+/* The cache keeps each KV head's rows as one block ([Hkv, cap, d]) while kv_append
+ * takes them as the projections make them ([n, Hkv, d]) and kv_rows gives them back
+ * so. Pieces of 1, 2, 13, 1, 20 and 40 tokens make it grow from 16 rows to 32, 64 and
+ * 128, moving the heads; every number says which token, head and dim it belongs to,
+ * so a head moved to the wrong place, rows overwritten by a move, or keys and values
+ * swapped show. kv_rows is read whole and in windows that start and end inside a
+ * head's row. */
+static float kv_number(int t, int h, int i, bool value) {
+    return (value ? -1.0f : 1.0f) * (t * 1000 + h * 100 + i);
+}
+
+START_TEST(test_kv_cache_grows) {
+    const AttnDims dims = {.n_kv_heads = 3, .head_dim = 8};
+    const int pieces[] = {1, 2, 13, 1, 20, 40}, Hkv = 3, d = 8;
+    KVCache kv;
+    kv_init(&kv, &dims, 0);
+    for (int round = 0; round < 2; round++) { /* the second after kv_reset, in the memory kept */
+        int len = 0;
+        for (size_t p = 0; p < ARRAY_LEN(pieces); p++) {
+            int n = pieces[p];
+            float *k = xmalloc(sizeof(float) * (size_t)n * Hkv * d),
+                  *v = xmalloc(sizeof(float) * (size_t)n * Hkv * d);
+            for (int t = 0; t < n; t++)
+                for (int h = 0; h < Hkv; h++)
+                    for (int i = 0; i < d; i++) {
+                        k[(t * Hkv + h) * d + i] = kv_number(len + t, h, i, false);
+                        v[(t * Hkv + h) * d + i] = kv_number(len + t, h, i, true);
+                    }
+            kv_append(&kv, k, v, n);
+            len += n;
+            free(k), free(v);
+            ck_assert_int_eq(kv.len, len);
+            for (int h = 0; h < Hkv; h++)
+                for (int t = 0; t < len; t++)
+                    for (int i = 0; i < d; i++) {
+                        ck_assert_float_eq(kv_keys(&kv, h)[t * d + i], kv_number(t, h, i, false));
+                        ck_assert_float_eq(kv_values(&kv, h)[t * d + i], kv_number(t, h, i, true));
+                    }
+        }
+        ck_assert_int_eq(kv.cap, 128);
+        int64_t all = (int64_t)len * Hkv * d;
+        float *rows = xmalloc(sizeof(float) * (size_t)all);
+        const int64_t windows[][2] = {{0, all}, {3, 5}, {5, 30}, {all - 11, 11}, {all / 2 + 1, 0}};
+        for (size_t w = 0; w < ARRAY_LEN(windows); w++)
+            for (int value = 0; value < 2; value++) {
+                int64_t first = windows[w][0], count = windows[w][1];
+                kv_rows(&kv, value, first, count, rows);
+                for (int64_t e = first; e < first + count; e++) {
+                    int t = (int)(e / (Hkv * d)), h = (int)(e / d % Hkv), i = (int)(e % d);
+                    ck_assert_float_eq(rows[e - first], kv_number(t, h, i, value));
+                }
+            }
+        free(rows);
+        kv_reset(&kv);
+        ck_assert_int_eq(kv.len, 0);
+    }
+    kv_free(&kv);
+}
+END_TEST
 
 START_TEST(test_kv_cache_decode_equals_full) {
     Tiny tn;
@@ -585,8 +649,7 @@ static float uniform(unsigned *s) {
 /* attend_group_fast (scores by the linear kernel's tiles, softmax with the
  * vectorized e^x, the mix in tiles of 4 heads × 96 dims) against the formula in
  * double, on shapes that reach every tile: G = 1 .. 8 heads (a last tile of 1 .. 4),
- * d = 16 .. 256 (a last vector of 8 dims at d = 40 and 100), 1 .. 300 positions, the
- * keys and values 2·d floats apart as in a 2-head cache. The weights p and the mix
+ * d = 16 .. 256 (a last vector of 8 dims at d = 40 and 100), 1 .. 300 positions. The weights p and the mix
  * agree to 5e-7 absolute (values of size 0.5: a few float32 steps of sums over 256
  * dims and 300 positions; measured: 1e-7 at most). A key read from the wrong row, a missing 1/sqrt(d),
  * or a head mixed with another head's weights would be off by far more. */
@@ -595,7 +658,7 @@ START_TEST(test_attend_fast_vs_double) {
                              {5, 100, 7}, {8, 16, 64},   {2, 32, 33}};
     unsigned seed = 7;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        int G = shapes[s][0], d = shapes[s][1], n = shapes[s][2], stride = 2 * d, P = n + 3;
+        int G = shapes[s][0], d = shapes[s][1], n = shapes[s][2], stride = d, P = n + 3;
         float *q = xmalloc(sizeof(float) * (size_t)G * d), *K = xmalloc(sizeof(float) * (size_t)n * stride),
               *V = xmalloc(sizeof(float) * (size_t)n * stride),
               *score = xmalloc(sizeof(float) * (size_t)G * P), *o = xmalloc(sizeof(float) * (size_t)G * d);
@@ -605,7 +668,7 @@ START_TEST(test_attend_fast_vs_double) {
             V[i] = uniform(&seed);
         }
         float scale = 1.0f / sqrtf((float)d);
-        attend_group_fast(q, G, K, V, stride, n - 1, d, scale, score, P, o);
+        attend_group_fast(q, G, K, V, n - 1, d, scale, score, P, o);
         double worst_p = 0, worst_o = 0;
         double *e = xmalloc(sizeof(double) * (size_t)n);
         for (int g = 0; g < G; g++) {
@@ -671,6 +734,7 @@ int main(void) {
     tcase_add_test(tc, test_two_tokens_by_hand);
     tcase_add_loop_test(tc, test_layer3_vs_golden, GOLDEN_TINY, GOLDEN_SIZES);
     tcase_add_loop_test(tc, test_kv_cache_decode_equals_full, GOLDEN_TINY, GOLDEN_SIZES);
+    tcase_add_test(tc, test_kv_cache_grows);
     tcase_add_test(tc, test_gqa_mapping);
     tcase_add_test(tc, test_softmax_large_scores);
     tcase_add_test(tc, test_sigmoid_gate_vec);

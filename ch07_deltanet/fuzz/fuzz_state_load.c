@@ -127,9 +127,10 @@ static void check_loaded(const TokenIds *seen, uint64_t rng) {
         if (model.layers[i].type == LAYER_FULL_ATTENTION) {
             FUZZ_CHECK(l->kv.len == run.pos, "layer %d: %d KV rows for %lld tokens", i, l->kv.len,
                        (long long)run.pos);
-            int64_t n = (int64_t)l->kv.len * l->kv.n_kv_heads * l->kv.head_dim;
-            check_finite(l->kv.k, n, "kv.k");
-            check_finite(l->kv.v, n, "kv.v");
+            for (int h = 0; h < l->kv.n_kv_heads; h++) {
+                check_finite(kv_keys(&l->kv, h), (int64_t)l->kv.len * l->kv.head_dim, "kv.k");
+                check_finite(kv_values(&l->kv, h), (int64_t)l->kv.len * l->kv.head_dim, "kv.v");
+            }
         } else {
             const DeltaNetDims *d = &model.layers[i].linear_attn.d;
             FUZZ_CHECK(l->dn.n_tokens == run.pos, "layer %d: the tables have seen %lld tokens", i,

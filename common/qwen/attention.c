@@ -60,13 +60,22 @@ int64_t attn_param_count(const Attention *at) {
 /* ---- the KV cache ------------------------------------------------------------ */
 
 /* Room for n tokens in total, keeping what is stored (doubling, so appending one
- * token at a time costs O(1) on average). */
+ * token at a time costs O(1) on average). Each head's rows sit at h · cap · d, so a
+ * larger cap puts every head at a new place: into new memory, head by head (a copy
+ * moved within the old block would leave pages the rows no longer use in memory). */
 static void kv_reserve(KVCache *kv, int n) {
     if (n <= kv->cap) return;
     int cap = (int)grow_capacity(kv->cap ? kv->cap : KV_START, n);
-    size_t row = (size_t)kv->n_kv_heads * kv->head_dim;         /* floats per token: Hkv · d */
-    kv->k = xrealloc(kv->k, (size_t)cap * row * sizeof(float)); /* [cap, Hkv, d] */
-    kv->v = xrealloc(kv->v, (size_t)cap * row * sizeof(float)); /* [cap, Hkv, d] */
+    size_t d = (size_t)kv->head_dim, rows = (size_t)kv->len * d;
+    float **both[2] = {&kv->k, &kv->v};
+    for (int i = 0; i < 2; i++) {
+        float *old = *both[i],
+              *m = xaligned_alloc((size_t)cap * kv->n_kv_heads * d * sizeof(float)); /* [Hkv, cap, d] */
+        for (int h = 0; h < kv->n_kv_heads && rows > 0; h++)
+            memcpy(m + (size_t)h * cap * d, old + (size_t)h * kv->cap * d, rows * sizeof(float));
+        free(old);
+        *both[i] = m;
+    }
     kv->cap = cap;
 }
 
@@ -93,11 +102,30 @@ int64_t kv_bytes_used(const KVCache *kv) {
 
 void kv_append(KVCache *kv, const float *k, const float *v, int n) {
     if (n == 0) return; /* nothing to copy, and the cache may have no memory yet */
-    size_t row = (size_t)kv->n_kv_heads * kv->head_dim;
+    int Hkv = kv->n_kv_heads, d = kv->head_dim;
     kv_reserve(kv, kv->len + n);
-    memcpy(kv->k + (size_t)kv->len * row, k, (size_t)n * row * sizeof(float));
-    memcpy(kv->v + (size_t)kv->len * row, v, (size_t)n * row * sizeof(float));
+    for (int h = 0; h < Hkv; h++) { /* token t's head h: row len + t of head h */
+        float *kh = kv->k + ((size_t)h * kv->cap + kv->len) * d,
+              *vh = kv->v + ((size_t)h * kv->cap + kv->len) * d;
+        for (int t = 0; t < n; t++) {
+            memcpy(kh + (size_t)t * d, k + ((size_t)t * Hkv + h) * d, (size_t)d * sizeof(float));
+            memcpy(vh + (size_t)t * d, v + ((size_t)t * Hkv + h) * d, (size_t)d * sizeof(float));
+        }
+    }
     kv->len += n;
+}
+
+void kv_rows(const KVCache *kv, bool values, int64_t first, int64_t count, float *out) {
+    const float *m = values ? kv->v : kv->k;
+    int64_t d = kv->head_dim, row = kv->n_kv_heads * d; /* floats per token in [len, Hkv, d] */
+    for (int64_t e = first; e < first + count;) {       /* element e: token e / row, head (e % row) / d */
+        int64_t t = e / row, h = e % row / d, i = e % d;
+        int64_t run =
+            d - i < first + count - e ? d - i : first + count - e; /* to the end of the head's row */
+        memcpy(out, m + ((size_t)h * kv->cap + t) * d + i, (size_t)run * sizeof(float));
+        out += run;
+        e += run;
+    }
 }
 
 /* ---- the layer --------------------------------------------------------------- */
@@ -116,14 +144,14 @@ static float dot(const float *q, const float *k, int d) {
  * KV head, at position pos, read positions 0 .. pos. Each key and value row is
  * loaded once for all G heads (instead of once per head); every head's numbers go
  * through the same operations in the same order as if it were alone.
- *   q: [G, d]   K, V: rows of kv_stride floats   score: [G, P], the weights p_j on return
+ *   q: [G, d]   K, V: [pos + 1, d]   score: [G, P], the weights p_j on return
  *   o: [G, d]
  * The fast path does the same in kernels/attention.c (attend_group_fast). */
-static void attend_group(const float *q, int G, const float *K, const float *V, int kv_stride, int pos, int d,
-                         float scale, float *restrict score, int P, float *restrict o) {
+static void attend_group(const float *q, int G, const float *K, const float *V, int pos, int d, float scale,
+                         float *restrict score, int P, float *restrict o) {
     /* scores s_j = q · k_j / sqrt(d); only j <= pos exist for this token (causal) */
     for (int j = 0; j <= pos; j++) {
-        const float *kj = K + (size_t)j * kv_stride;
+        const float *kj = K + (size_t)j * d;
         for (int g = 0; g < G; g++) score[(size_t)g * P + j] = dot(q + (size_t)g * d, kj, d) * scale;
     }
     for (int g = 0; g < G; g++) {
@@ -143,7 +171,7 @@ static void attend_group(const float *q, int G, const float *K, const float *V, 
     }
     /* o = Σ_j p_j v_j */
     for (int j = 0; j <= pos; j++) {
-        const float *restrict vj = V + (size_t)j * kv_stride;
+        const float *restrict vj = V + (size_t)j * d;
         for (int g = 0; g < G; g++) {
             const float p = score[(size_t)g * P + j];
             float *restrict og = o + (size_t)g * d;
@@ -229,16 +257,15 @@ static void attend_task(void *ctx, int64_t task, int worker) {
     const AttnDims *dm = j->dm;
     int d = dm->head_dim, Hq = dm->n_heads, T = j->T, P = j->P;
     int g = (int)(task / T), t = (int)(task % T);
-    size_t kvd = (size_t)dm->n_kv_heads * d;
     float *score = j->a->scores + (size_t)worker * j->a->score_floats; /* [group, P] */
     size_t first = (size_t)t * Hq + (size_t)g * dm->group;             /* the group's first query head */
     int G = dm->group, pos = j->len0 + t;
-    const float *q = j->a->q + first * d, *K = j->kv->k + (size_t)g * d, *V = j->kv->v + (size_t)g * d;
+    const float *q = j->a->q + first * d, *K = kv_keys(j->kv, g), *V = kv_values(j->kv, g);
     float *o = j->a->attn + first * d;
     if (j->path == PATH_READABLE)
-        attend_group(q, G, K, V, (int)kvd, pos, d, j->scale, score, P, o);
+        attend_group(q, G, K, V, pos, d, j->scale, score, P, o);
     else
-        attend_group_fast(q, G, K, V, (int)kvd, pos, d, j->scale, score, P, o);
+        attend_group_fast(q, G, K, V, pos, d, j->scale, score, P, o);
     /* the weights, for a caller that asked (probs: [Hq, T, P]); the future masked out */
     for (int h = 0; j->a->probs && h < G; h++) {
         float *row = j->a->probs + ((size_t)(g * G + h) * T + t) * P;

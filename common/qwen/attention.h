@@ -107,25 +107,38 @@ bool attn_load(Attention *a, const Checkpoint *ck, int layer, Error *err);
 void attn_from_weights(Attention *a, const Config *c, const AttnWeights *w);
 
 /* Steps 4–6 for the G query heads q [G, d] of the token at position pos that read
- * one KV head (its keys and values: rows of K and V, kv_stride floats apart): the
+ * one KV head (its keys and values K, V: [pos + 1, d], one row after another): the
  * scores into score [G, P] (then the weights p), the mix into o [G, d]. Speed code, in
  * kernels/attention.c; attn_forward's fast path. */
-void attend_group_fast(const float *q, int G, const float *K, const float *V, int kv_stride, int pos, int d,
-                       float scale, float *restrict score, int P, float *restrict o);
+void attend_group_fast(const float *q, int G, const float *K, const float *V, int pos, int d, float scale,
+                       float *restrict score, int P, float *restrict o);
 
 /* Query head h reads key/value head h / (Hq / Hkv): heads 0–3 share KV head 0,
  * heads 4–7 KV head 1 (consecutive groups, as PyTorch's repeat_interleave). */
 static inline int attn_kv_head(const AttnDims *d, int h) { return h / d->group; }
 
-/* The keys and values of every token seen so far, for one layer. */
+/* The keys and values of every token seen so far, for one layer, a head at a time:
+ * head h's rows are one block, [cap, d] at h · cap · d, as transformers' cache keeps
+ * them ([batch, heads, positions, d]). A query head reads its KV head's rows from
+ * first to last, one stream through memory; rows of the two heads side by side
+ * ([cap, Hkv, d], as the projections make them) would be 1 KB pieces 2 KB apart,
+ * which a core reads at half the speed. */
 typedef struct {
     int n_kv_heads; /* 2 */
     int head_dim;   /* 256 */
     int len;        /* tokens stored: positions 0 .. len − 1 */
     int cap;        /* tokens allocated */
-    float *k;       /* [cap, Hkv, d]: keys after k_norm and RoPE */
-    float *v;       /* [cap, Hkv, d]: values as projected */
+    float *k;       /* [Hkv, cap, d]: keys after k_norm and RoPE */
+    float *v;       /* [Hkv, cap, d]: values as projected */
 } KVCache;
+
+/* KV head h's keys and values: [len, d], rows 0 .. len − 1. */
+static inline const float *kv_keys(const KVCache *kv, int h) {
+    return kv->k + (size_t)h * (size_t)kv->cap * (size_t)kv->head_dim;
+}
+static inline const float *kv_values(const KVCache *kv, int h) {
+    return kv->v + (size_t)h * (size_t)kv->cap * (size_t)kv->head_dim;
+}
 
 /* An empty cache for the layer's KV heads; room for `reserve` tokens to start with
  * (it grows by itself; 0 is fine). */
@@ -133,9 +146,12 @@ void kv_init(KVCache *kv, const AttnDims *d, int reserve);
 void kv_free(KVCache *kv);
 /* Forgets every token (a new prompt), keeping the memory. */
 void kv_reset(KVCache *kv);
-/* Adds n tokens' keys and values (k, v: [n, Hkv, d]) after the ones stored, growing
- * the cache as needed. */
+/* Adds n tokens' keys and values (k, v: [n, Hkv, d], as the projections make them)
+ * after the ones stored, each head's rows to its block, growing the cache as needed. */
 void kv_append(KVCache *kv, const float *k, const float *v, int n);
+/* The keys (or, with values, the values) in kv_append's order, [len, Hkv, d]:
+ * elements first .. first + count − 1 of it into out (a saved state keeps them so). */
+void kv_rows(const KVCache *kv, bool values, int64_t first, int64_t count, float *out);
 /* Bytes a cache grows by per token in fp32, for a layer of these sizes: 2 (K and V)
  * × Hkv × d × 4 = 4096 for 0.8B. */
 size_t attn_kv_bytes_per_token(const AttnDims *d);

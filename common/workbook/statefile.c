@@ -46,6 +46,18 @@ static void layer_names(const Model *m, int i, char a[64], char b[64]) {
 
 /* ---- saving ------------------------------------------------------------------------ */
 
+/* A layer's keys or values as the file keeps them, [n, kv_heads, d] (attention.h's
+ * kv_rows; the cache holds them a head at a time). */
+typedef struct {
+    const KVCache *kv;
+    bool values;
+} KVSource;
+
+static void kv_generate(void *ctx, int64_t first, int64_t count, float *out) {
+    const KVSource *src = ctx;
+    kv_rows(src->kv, src->values, first, count, out);
+}
+
 bool state_save(const char *path, const Model *m, const RunState *s, const TokenIds *seen, uint64_t rng,
                 Error *err) {
     const Config *c = &m->ck.config;
@@ -60,14 +72,17 @@ bool state_save(const char *path, const Model *m, const RunState *s, const Token
     stw_add(&w, "tokens", DTYPE_F32, 1, (int64_t[]){seen->n}, tokens);
     stw_add(&w, "logits", DTYPE_F32, 1, (int64_t[]){c->vocab_size}, s->logits);
     stw_add(&w, "sampler.rng", DTYPE_F32, 1, (int64_t[]){4}, parts);
+    KVSource *kv = xcalloc(2 * (size_t)c->num_hidden_layers, sizeof *kv);
     for (int i = 0; i < c->num_hidden_layers; i++) {
         const LayerState *l = &s->layers[i];
         char a[64], b[64];
         layer_names(m, i, a, b);
         if (m->layers[i].type == LAYER_FULL_ATTENTION) {
             int64_t shape[3] = {l->kv.len, l->kv.n_kv_heads, l->kv.head_dim};
-            stw_add(&w, a, DTYPE_F32, 3, shape, l->kv.k);
-            stw_add(&w, b, DTYPE_F32, 3, shape, l->kv.v);
+            kv[2 * i] = (KVSource){&l->kv, false};
+            kv[2 * i + 1] = (KVSource){&l->kv, true};
+            stw_add_generated(&w, a, DTYPE_F32, 3, shape, kv_generate, &kv[2 * i]);
+            stw_add_generated(&w, b, DTYPE_F32, 3, shape, kv_generate, &kv[2 * i + 1]);
         } else {
             const DeltaNetDims *d = &m->layers[i].linear_attn.d;
             stw_add(&w, a, DTYPE_F32, 2, (int64_t[]){d->kernel - 1, d->conv_dim}, l->dn.conv);
@@ -76,6 +91,7 @@ bool state_save(const char *path, const Model *m, const RunState *s, const Token
     }
     bool ok = check_disk_space(path, stw_data_bytes(&w), err) && stw_write(&w, path, NULL, err);
     stw_free(&w);
+    free(kv);
     free(tokens);
     return ok;
 }
