@@ -23,7 +23,9 @@
  *                 embedding, as the output head, included) and the state the text
  *                 has built (the attention layers' K and V rows, the DeltaNet layers'
  *                 tables and conv history), so it can take no less than those bytes
- *                 ÷ the read bandwidth.
+ *                 ÷ the read bandwidth. The bandwidth is measured again before each
+ *                 token and the token set against that one (time_decode): the
+ *                 median of the 64 shares.
  *   contention    the 139-token prefill (median of 3) and decoding after it, with the default
  *                 number of workers and with one, first on the machine as it is, then
  *                 with one busy process beside them (started and stopped here: a loop
@@ -216,6 +218,8 @@ typedef struct {
     double ms;                  /* median token time */
     double mean_ms;             /* the 64 tokens' total / 64 */
     double bytes;               /* read per token: weights + the state at the middle token */
+    double bw;                  /* GB/s: the median of the read bandwidths measured beside the tokens */
+    double share;               /* the median token's rate / the bound at its side */
     Check check[DECODE_TOKENS]; /* the logits after decoded token k + 1 */
 } Decode;
 
@@ -242,20 +246,29 @@ static void time_prefill(const Model *m, RunState *s, const int *ids, Prefill *p
     p->check = check_of(s->logits, m->ck.config.vocab_size);
 }
 
-/* DECODE_TOKENS tokens one at a time after the s->pos already read (ids[s->pos] on). */
-static void time_decode(const Model *m, RunState *s, const int *ids, Decode *d) {
-    double t[DECODE_TOKENS], total = 0;
+/* DECODE_TOKENS tokens one at a time after the s->pos already read (ids[s->pos] on).
+ * The read bandwidth is measured again just before each token, and the token's share
+ * of the bound is taken against that: on a shared machine the bandwidth moves by a
+ * third within minutes, and a token set against a yardstick measured seconds away
+ * could show 70% or 130%. */
+static void time_decode(const Model *m, RunState *s, const int *ids, const Yardsticks *y, Decode *d) {
+    double t[DECODE_TOKENS], bw[DECODE_TOKENS], share[DECODE_TOKENS], total = 0;
     d->after = (int)s->pos;
     for (int k = 0; k < DECODE_TOKENS; k++) {
-        if (k == DECODE_TOKENS / 2) d->bytes = (double)(model_weight_bytes(m) + run_state_bytes(s));
+        double bytes = (double)(model_weight_bytes(m) + run_state_bytes(s));
+        if (k == DECODE_TOKENS / 2) d->bytes = bytes;
+        bw[k] = machine_read_bandwidth(y->data, y->bytes, y->n, YARD_TRIES);
         double t0 = now_seconds();
         forward(m, s, &ids[s->pos], 1);
         t[k] = now_seconds() - t0;
+        share[k] = bytes / t[k] / (bw[k] * 1e9);
         total += t[k];
         d->check[k] = check_of(s->logits, m->ck.config.vocab_size);
     }
     d->ms = median(t, DECODE_TOKENS) * 1e3;
     d->mean_ms = total / DECODE_TOKENS * 1e3;
+    d->bw = median(bw, DECODE_TOKENS);
+    d->share = median(share, DECODE_TOKENS);
 }
 
 /* What a prefill is set against: the FMA peak, or, with 8-bit weights, the int8 peak
@@ -537,7 +550,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "decoding %d tokens after %d ...\n", DECODE_TOKENS, PROMPTS[i]);
             measure_machine(&yard);
             Decode *d = &dec[i == 0 ? 0 : 1];
-            time_decode(&m, &s, ids, d);
+            time_decode(&m, &s, ids, &yard, d);
         }
         double st = (double)run_state_bytes(&s);
         if (st > state_max) state_max = st;
@@ -640,19 +653,20 @@ int main(int argc, char **argv) {
 
     printf("\ndecode: %d tokens read one at a time after the prompt (median token time; mean in brackets)\n",
            DECODE_TOKENS);
-    printf("  %6s  %16s  %15s  %13s  %11s  %8s\n", "after", "ms per token", "tok/s", "MB per token",
-           "bound tok/s", "of bound");
+    printf("  %6s  %16s  %15s  %13s  %9s  %11s  %8s\n", "after", "ms per token", "tok/s", "MB per token",
+           "read GB/s", "bound tok/s", "of bound");
     for (int i = 0; i < n_dec; i++) {
         const Decode *d = &dec[i];
-        double bound = bw * 1e9 / d->bytes;
         char ms[40], rate[40];
         snprintf(ms, sizeof ms, "%.1f (%.1f)", d->ms, d->mean_ms);
         snprintf(rate, sizeof rate, "%.2f (%.2f)", 1e3 / d->ms, 1e3 / d->mean_ms);
-        printf("  %6d  %16s  %15s  %13.1f  %11.2f  %7.0f%%\n", d->after, ms, rate, d->bytes / 1e6, bound,
-               100 * (1e3 / d->ms) / bound);
+        printf("  %6d  %16s  %15s  %13.1f  %9.1f  %11.2f  %7.0f%%\n", d->after, ms, rate, d->bytes / 1e6,
+               d->bw, d->bw * 1e9 / d->bytes, 100 * d->share);
     }
     printf("  (MB per token: every weight once%s, the output head included, plus the K/V rows and DeltaNet "
-           "tables\n   the text has built, at the middle token; bound = read bandwidth / MB per token)\n",
+           "tables\n   the text has built, at the middle token; read GB/s: measured again before each token, "
+           "the median;\n   of bound: each token's rate / (the bandwidth measured before it / its MB), the "
+           "median)\n",
            quant == QUANT_BF16 ? "" : " as held (8-bit: 34 bytes per 32 weights)");
     printf("  logits after %d tokens decoded after the %d-token prompt: sum of |x| %.9e, argmax %d\n",
            TORCH_DECODE, dec[0].after, dec[0].check[TORCH_DECODE - 1].sum_abs,
@@ -749,7 +763,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n_dec; i++) {
         const Decode *d = &dec[i];
         printf("  decode after %4d tokens: %5.1f%% of the bandwidth bound       (goal >= 90%%)\n", d->after,
-               100 * (1e3 / d->ms) / (bw * 1e9 / d->bytes));
+               100 * d->share);
     }
     if (quant == QUANT_BF16)
         for (int i = 0; i < n_prompts; i++) {
