@@ -59,23 +59,26 @@ int64_t attn_param_count(const Attention *at) {
 
 /* ---- the KV cache ------------------------------------------------------------ */
 
+/* K or V (old: [Hkv, kv->cap, d], its first kv->len rows in use) moved into new
+ * memory with room for cap rows per head, each head's rows copied to h · cap · d; the
+ * old memory is freed. (Moving the heads within the old block instead would leave
+ * pages the rows no longer use in memory.) */
+static float *kv_regrown(const KVCache *kv, float *old, int cap) {
+    size_t d = (size_t)kv->head_dim;
+    float *m = xaligned_alloc((size_t)cap * (size_t)kv->n_kv_heads * d * sizeof(float));
+    for (int h = 0; h < kv->n_kv_heads && kv->len > 0; h++)
+        memcpy(m + (size_t)h * cap * d, old + (size_t)h * kv->cap * d, (size_t)kv->len * d * sizeof(float));
+    free(old);
+    return m;
+}
+
 /* Room for n tokens in total, keeping what is stored (doubling, so appending one
- * token at a time costs O(1) on average). Each head's rows sit at h · cap · d, so a
- * larger cap puts every head at a new place: into new memory, head by head (a copy
- * moved within the old block would leave pages the rows no longer use in memory). */
+ * token at a time costs O(1) on average). */
 static void kv_reserve(KVCache *kv, int n) {
     if (n <= kv->cap) return;
     int cap = (int)grow_capacity(kv->cap ? kv->cap : KV_START, n);
-    size_t d = (size_t)kv->head_dim, rows = (size_t)kv->len * d;
-    float **both[2] = {&kv->k, &kv->v};
-    for (int i = 0; i < 2; i++) {
-        float *old = *both[i],
-              *m = xaligned_alloc((size_t)cap * kv->n_kv_heads * d * sizeof(float)); /* [Hkv, cap, d] */
-        for (int h = 0; h < kv->n_kv_heads && rows > 0; h++)
-            memcpy(m + (size_t)h * cap * d, old + (size_t)h * kv->cap * d, rows * sizeof(float));
-        free(old);
-        *both[i] = m;
-    }
+    kv->k = kv_regrown(kv, kv->k, cap);
+    kv->v = kv_regrown(kv, kv->v, cap);
     kv->cap = cap;
 }
 
@@ -119,9 +122,8 @@ void kv_rows(const KVCache *kv, bool values, int64_t first, int64_t count, float
     const float *m = values ? kv->v : kv->k;
     int64_t d = kv->head_dim, row = kv->n_kv_heads * d; /* floats per token in [len, Hkv, d] */
     for (int64_t e = first; e < first + count;) {       /* element e: token e / row, head (e % row) / d */
-        int64_t t = e / row, h = e % row / d, i = e % d;
-        int64_t run =
-            d - i < first + count - e ? d - i : first + count - e; /* to the end of the head's row */
+        int64_t t = e / row, h = e % row / d, i = e % d, left = first + count - e;
+        int64_t run = d - i < left ? d - i : left; /* up to the end of the head's row */
         memcpy(out, m + ((size_t)h * kv->cap + t) * d + i, (size_t)run * sizeof(float));
         out += run;
         e += run;
