@@ -31,7 +31,14 @@
  *                        (kernels/linear.c does the same with rows). The arithmetic
  *                        has 2 to 5 times more room than memory needs (from the cache,
  *                        one core runs through ~75 GB/s of integers with Q8_ACT8, ~65
- *                        with Q8_ACT16).
+ *                        with Q8_ACT16), yet left to the hardware alone a core read its
+ *                        streams a fifth slower than the plain read loop of the
+ *                        bandwidth yardstick (workbook/machine.c) reads the same bytes:
+ *                        each 64 bytes cost several instructions here, one there, so
+ *                        fewer of the loads that miss fit in the core's window. So the
+ *                        tile asks for each stream's line AHEAD_BYTES ahead into the
+ *                        core's L2 cache (prefetcht1; into L1 it was slower, and a
+ *                        non-temporal hint slower still), one request per line it reads.
  *   T tokens (prefill):  tiles of 3 blocks × 4 tokens: 12 integer sums per group step
  *                        for 3 weight loads and 4 broadcasts; 12 integer and 12 float
  *                        sums plus 3 weight vectors fill 27 of the 32 registers (every
@@ -76,6 +83,7 @@
 #define GROUP_BYTES   (STEPS * STEP_BYTES) /* one group of one block: 512 bytes */
 #define PAIR_BYTES    (2 * GROUP_BYTES + 2 * Q8_BLOCK_ROWS * 2) /* two groups and their 32 scales: 1088 */
 #define DEC_BLOCKS    4                                         /* blocks per tile, one token */
+#define AHEAD_BYTES   4096 /* one token: how far ahead in each stream a line is asked for */
 #define PRE_BLOCKS    3                                         /* blocks per tile, several tokens */
 #define PRE_TOKENS    4                                         /* tokens per tile */
 #define MAX_BLOCKS    (PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS)
@@ -519,6 +527,13 @@ static inline int32_t load_i32(const int8_t *p) {
 }
 
 #if HAVE_AVX512
+/* Asks for the line AHEAD_BYTES after `line` of the same stream, into L2. A prefetch
+ * never faults, so it may point past the end of W; the address is made as an integer,
+ * since C allows no pointer beyond the end of its array. */
+static inline ALWAYS_INLINE void ask_ahead(const uint8_t *line) {
+    _mm_prefetch((const char *)((uintptr_t)line + AHEAD_BYTES), _MM_HINT_T1);
+}
+
 static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t bstep, int64_t t0, int R,
                                              int C, int P) {
     int64_t groups = j->w->groups;
@@ -550,7 +565,9 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
                         vl = _mm512_set1_epi32(load_i32(xl + s * 4));
 #pragma GCC unroll 8
                 for (int r = 0; r < R; r++) {
-                    __m512i wv = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
+                    const uint8_t *line = group_q(wb[r], g) + s * STEP_BYTES;
+                    __m512i wv = _mm512_load_si512(line);
+                    ask_ahead(line);
                     hi[r] = _mm512_dpbusd_epi32(hi[r], wv, vh);
                     lo[r] = _mm512_dpbusd_epi32(lo[r], wv, vl);
                 }
@@ -574,7 +591,11 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
                 for (int s = 0; s < STEPS; s++) {
                     __m512i wv[MAX_BLOCKS];
 #pragma GCC unroll 8
-                    for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
+                    for (int r = 0; r < R; r++) {
+                        const uint8_t *line = group_q(wb[r], g) + s * STEP_BYTES;
+                        wv[r] = _mm512_load_si512(line);
+                        if (C == 1 && p == 0) ask_ahead(line);
+                    }
 #pragma GCC unroll 4
                     for (int c = 0; c < C; c++) {
                         const int8_t *xg = xq + ((c * P + p) * groups + g) * Q8_GROUP;
