@@ -31,14 +31,15 @@
  *                        (kernels/linear.c does the same with rows). The arithmetic
  *                        has 2 to 5 times more room than memory needs (from the cache,
  *                        one core runs through ~75 GB/s of integers with Q8_ACT8, ~65
- *                        with Q8_ACT16), yet left to the hardware alone a core read its
- *                        streams a fifth slower than the plain read loop of the
- *                        bandwidth yardstick (workbook/machine.c) reads the same bytes:
- *                        each 64 bytes cost several instructions here, one there, so
- *                        fewer of the loads that miss fit in the core's window. So the
- *                        tile asks for each stream's line AHEAD_BYTES ahead into the
- *                        core's L2 cache (prefetcht1; into L1 it was slower, and a
- *                        non-temporal hint slower still), one request per line it reads.
+ *                        with Q8_ACT16). Yet left to the hardware, a core read its
+ *                        streams at 0.72–0.85 of the speed at which the bandwidth
+ *                        yardstick's plain loop (workbook/machine.c) reads the same
+ *                        bytes: 64 bytes cost several instructions here and one there,
+ *                        so fewer loads that miss fit in the core's window. The tile
+ *                        therefore asks for each stream's line AHEAD_BYTES ahead, into
+ *                        L2 (prefetcht1), one request per line it reads: 0.85–1.0 of the
+ *                        yardstick. Into L1 it was slower than none, non-temporal slower
+ *                        still, and the AVX2 tile (one stream) lost half its speed with it.
  *   T tokens (prefill):  tiles of 3 blocks × 4 tokens: 12 integer sums per group step
  *                        for 3 weight loads and 4 broadcasts; 12 integer and 12 float
  *                        sums plus 3 weight vectors fill 27 of the 32 registers (every
