@@ -122,8 +122,8 @@ static inline int attn_kv_head(const AttnDims *d, int h) { return h / d->group; 
  * them ([batch, heads, positions, d]). A query head reads its KV head's rows from
  * first to last, one stream through memory; rows of the two heads side by side
  * ([cap, Hkv, d], as the projections make them) would be 1 KB pieces 2 KB apart,
- * which a core reads more slowly (one 2048-position head, on one core: 7 GB/s against
- * 10 for the same rows side by side). */
+ * which a core reads more slowly (one 2048-position head, on one core: 7 GB/s in
+ * pieces against 10 in one block). */
 typedef struct {
     int n_kv_heads; /* 2 */
     int head_dim;   /* 256 */
