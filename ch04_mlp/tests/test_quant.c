@@ -648,21 +648,22 @@ START_TEST(test_pack) {
     }
     /* Where each number went, by hand: row 17 = block 1, lane 1; number 37 = group 1
      * (the second half of pair 0), step (37 − 32) / 4 = 1, byte 1 of the lane:
-     *   block 1 + group 1 + step 1 + lane 1 + byte 1 = 2176 + 512 + 64 + 4 + 1,
-     * stored as q + 128; its scale is the 2nd of group 1's 16, after the pair's
-     * 1024 bytes of integers: 2176 + 1024 + 32 + 2 · 1. */
-    ck_assert_int_eq(p.data[2176 + 512 + 64 + 4 + 1], q[17 * in + 37] + 128);
+     *   block 1 + the pair's 64 bytes of scales + group 1 + step 1 + lane 1 + byte 1
+     *   = 2176 + 64 + 512 + 64 + 4 + 1,
+     * stored as q + 128; its scale is the 2nd of group 1's 16, which follow group 0's
+     * 16 at the start of the pair: 2176 + 32 + 2 · 1. */
+    ck_assert_int_eq(p.data[2176 + 64 + 512 + 64 + 4 + 1], q[17 * in + 37] + 128);
     uint16_t s17;
-    memcpy(&s17, p.data + 2176 + 1024 + 32 + 2, sizeof s17);
+    memcpy(&s17, p.data + 2176 + 32 + 2, sizeof s17);
     ck_assert_int_eq(s17, s[17 * G + 1]);
     /* the padding rows of the short last block (rows 21 .. 31) are zeros, stored as 128,
      * with scale 0 */
     for (int64_t g = 0; g < p.groups; g++)
         for (int i = 0; i < 512; i++)
             if ((i % 64) / 4 >= out % 16)
-                ck_assert_int_eq(p.data[2176 + (g / 2) * 1088 + (g % 2) * 512 + i], 128);
+                ck_assert_int_eq(p.data[2176 + (g / 2) * 1088 + 64 + (g % 2) * 512 + i], 128);
     for (int r = out % 16; r < 16; r++)
-        ck_assert(p.data[2176 + 1024 + 2 * r] == 0 && p.data[2176 + 1025 + 2 * r] == 0);
+        ck_assert(p.data[2176 + 2 * r] == 0 && p.data[2176 + 1 + 2 * r] == 0);
     q8_free(&p), q8_free(&want);
 
     bf[13 * in + 40] = 0x7FC0; /* a BF16 NaN in row 13 */

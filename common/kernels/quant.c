@@ -31,19 +31,20 @@
  *                        (kernels/linear.c does the same with rows). The arithmetic
  *                        has 2 to 5 times more room than memory needs (from the cache,
  *                        one core runs through ~75 GB/s of integers with Q8_ACT8, ~65
- *                        with Q8_ACT16). Yet left to the hardware, a core read its
- *                        streams at 0.72–0.85 of the speed at which the bandwidth
- *                        yardstick's plain loop (workbook/machine.c) reads the same
- *                        bytes: 64 bytes cost several instructions here and one there,
- *                        so fewer loads that miss fit in the core's window. The tile
- *                        therefore asks for each stream's line AHEAD_BYTES ahead, into
- *                        L2 (prefetcht1), one request per line it reads: 0.85–1.0 of the
- *                        yardstick. Into L1 it was slower than none, non-temporal slower
- *                        still, and the AVX2 tile (one stream) lost half its speed with it.
+ *                        with Q8_ACT16), so the speed is that of the core's prefetcher,
+ *                        which follows a stream only while it goes forward: a group's
+ *                        scales lie before its integers in W (quant.h) and are read
+ *                        first. With the scales after the pair's integers, read after
+ *                        each group, every stream stepped back by 8 lines once a group,
+ *                        and one core read W at 22 GB/s where the bandwidth yardstick's
+ *                        plain loop (workbook/machine.c) read the same bytes at 30; in
+ *                        order, at 29.5–30.5 (asking for lines ahead by hand had won back
+ *                        a little of it; in order it adds nothing, so it is not done).
  *   T tokens (prefill):  tiles of 3 blocks × 4 tokens: 12 integer sums per group step
  *                        for 3 weight loads and 4 broadcasts; 12 integer and 12 float
- *                        sums plus 3 weight vectors fill 27 of the 32 registers (every
- *                        loop over them is unrolled, or they would live in memory). The
+ *                        sums, 3 weight vectors and 3 of scales fill 30 of the 32
+ *                        registers (every loop over them is unrolled, or they would
+ *                        live in memory). The
  *                        3 blocks' weights (3 · 17 KB for in = 1024) stay in the core's
  *                        cache while all the tokens pass by.
  * How the work is cut into tasks for the pool's workers: above q8_linear_parts_with below.
@@ -79,25 +80,25 @@
 #include <immintrin.h>
 #endif
 
-#define STEPS         (Q8_GROUP / 4)       /* vector steps per group: 4 numbers per lane */
-#define STEP_BYTES    (Q8_BLOCK_ROWS * 4)  /* one step of one block: 16 rows × 4 numbers */
-#define GROUP_BYTES   (STEPS * STEP_BYTES) /* one group of one block: 512 bytes */
-#define PAIR_BYTES    (2 * GROUP_BYTES + 2 * Q8_BLOCK_ROWS * 2) /* two groups and their 32 scales: 1088 */
-#define DEC_BLOCKS    4                                         /* blocks per tile, one token */
-#define AHEAD_BYTES   4096 /* one token: how far ahead in each stream a line is asked for */
-#define PRE_BLOCKS    3                                         /* blocks per tile, several tokens */
-#define PRE_TOKENS    4                                         /* tokens per tile */
+#define STEPS         (Q8_GROUP / 4)                  /* vector steps per group: 4 numbers per lane */
+#define STEP_BYTES    (Q8_BLOCK_ROWS * 4)             /* one step of one block: 16 rows × 4 numbers */
+#define GROUP_BYTES   (STEPS * STEP_BYTES)            /* one group of one block: 512 bytes */
+#define SCALE_BYTES   (2 * Q8_BLOCK_ROWS * 2)         /* a pair's 32 fp16 scales: one line */
+#define PAIR_BYTES    (SCALE_BYTES + 2 * GROUP_BYTES) /* two groups and their scales: 1088 */
+#define DEC_BLOCKS    4                               /* blocks per tile, one token */
+#define PRE_BLOCKS    3                               /* blocks per tile, several tokens */
+#define PRE_TOKENS    4                               /* tokens per tile */
 #define MAX_BLOCKS    (PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS)
 #define ALWAYS_INLINE __attribute__((always_inline))
 _Static_assert(PAIR_BYTES == 1088, "q8_block_bytes() in quant.h counts 1088 bytes a pair");
 
-/* Group g of a block (the block's bytes start at `block`): its 512 bytes of integers,
- * and its 16 scales, which follow the integers of its pair of groups. */
-static inline const uint8_t *group_q(const uint8_t *block, int64_t g) {
-    return block + (g >> 1) * PAIR_BYTES + (g & 1) * GROUP_BYTES;
-}
+/* Group g of a block (the block's bytes start at `block`): its 16 scales, which open
+ * its pair of groups (the pair's first 64 bytes), and its 512 bytes of integers. */
 static inline const uint16_t *group_s(const uint8_t *block, int64_t g) {
-    return (const uint16_t *)(block + (g >> 1) * PAIR_BYTES + 2 * GROUP_BYTES) + (g & 1) * Q8_BLOCK_ROWS;
+    return (const uint16_t *)(block + (g >> 1) * PAIR_BYTES) + (g & 1) * Q8_BLOCK_ROWS;
+}
+static inline const uint8_t *group_q(const uint8_t *block, int64_t g) {
+    return block + (g >> 1) * PAIR_BYTES + SCALE_BYTES + (g & 1) * GROUP_BYTES;
 }
 
 const Q8Kernel q8_best_kernel = HAVE_AVX512 ? Q8_AVX512 : HAVE_AVX2 ? Q8_AVX2 : Q8_PORTABLE;
@@ -528,13 +529,6 @@ static inline int32_t load_i32(const int8_t *p) {
 }
 
 #if HAVE_AVX512
-/* Asks for the line AHEAD_BYTES after `line` of the same stream, into L2. A prefetch
- * never faults, so it may point past the end of W; the address is made as an integer,
- * since C allows no pointer beyond the end of its array. */
-static inline ALWAYS_INLINE void ask_ahead(const uint8_t *line) {
-    _mm_prefetch((const char *)((uintptr_t)line + AHEAD_BYTES), _MM_HINT_T1);
-}
-
 static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t bstep, int64_t t0, int R,
                                              int C, int P) {
     int64_t groups = j->w->groups;
@@ -551,6 +545,10 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
         for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
     for (int64_t g = 0; g < groups; g++) {
         __m512i d[MAX_BLOCKS][PRE_TOKENS]; /* this group's integer sums */
+        __m512 sw[MAX_BLOCKS];             /* its scales, read first: they come first in W */
+#pragma GCC unroll 8
+        for (int r = 0; r < R; r++)
+            sw[r] = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)group_s(wb[r], g)));
         if (C == 1 && P == 2) {
             /* One token, two planes: the hi and lo sums side by side, from the same weight
              * loads, as two chains of 8 instead of one of 17 (decode has the registers, and
@@ -566,9 +564,7 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
                         vl = _mm512_set1_epi32(load_i32(xl + s * 4));
 #pragma GCC unroll 8
                 for (int r = 0; r < R; r++) {
-                    const uint8_t *line = group_q(wb[r], g) + s * STEP_BYTES;
-                    __m512i wv = _mm512_load_si512(line);
-                    ask_ahead(line);
+                    __m512i wv = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
                     hi[r] = _mm512_dpbusd_epi32(hi[r], wv, vh);
                     lo[r] = _mm512_dpbusd_epi32(lo[r], wv, vl);
                 }
@@ -592,11 +588,7 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
                 for (int s = 0; s < STEPS; s++) {
                     __m512i wv[MAX_BLOCKS];
 #pragma GCC unroll 8
-                    for (int r = 0; r < R; r++) {
-                        const uint8_t *line = group_q(wb[r], g) + s * STEP_BYTES;
-                        wv[r] = _mm512_load_si512(line);
-                        if (C == 1 && p == 0) ask_ahead(line);
-                    }
+                    for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
 #pragma GCC unroll 4
                     for (int c = 0; c < C; c++) {
                         const int8_t *xg = xq + ((c * P + p) * groups + g) * Q8_GROUP;
@@ -608,10 +600,9 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
             }
 #pragma GCC unroll 8
         for (int r = 0; r < R; r++) {
-            __m512 sw = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)group_s(wb[r], g)));
 #pragma GCC unroll 4
             for (int c = 0; c < C; c++) {
-                __m512 s = _mm512_mul_ps(sw, _mm512_set1_ps(xs[c * groups + g]));
+                __m512 s = _mm512_mul_ps(sw[r], _mm512_set1_ps(xs[c * groups + g]));
                 acc[r][c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d[r][c]), s, acc[r][c]);
             }
         }
@@ -642,6 +633,9 @@ static inline ALWAYS_INLINE void tile_avx2(const Job *j, int64_t b0, int64_t bst
     for (int h = 0; h < 2; h++)
         for (int c = 0; c < C; c++) acc[h][c] = _mm256_setzero_ps();
     for (int64_t g = 0; g < groups; g++) {
+        __m256 sw[2]; /* the group's scales, read first: they come first in W */
+        for (int h = 0; h < 2; h++)
+            sw[h] = _mm256_cvtph_ps(_mm_load_si128((const __m128i *)(group_s(wb, g) + h * 8)));
         __m256i d[2][PRE_TOKENS];
         for (int h = 0; h < 2; h++)
             for (int c = 0; c < C; c++) d[h][c] = _mm256_setzero_si256();
@@ -663,9 +657,8 @@ static inline ALWAYS_INLINE void tile_avx2(const Job *j, int64_t b0, int64_t bst
                 }
         }
         for (int h = 0; h < 2; h++) {
-            __m256 sw = _mm256_cvtph_ps(_mm_load_si128((const __m128i *)(group_s(wb, g) + h * 8)));
             for (int c = 0; c < C; c++) {
-                __m256 s = _mm256_mul_ps(sw, _mm256_set1_ps(xs[c * groups + g]));
+                __m256 s = _mm256_mul_ps(sw[h], _mm256_set1_ps(xs[c * groups + g]));
                 acc[h][c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d[h][c]), s, acc[h][c]);
             }
         }

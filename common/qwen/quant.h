@@ -151,10 +151,13 @@ void q8_linear_tensor_ref(const float *x, const Tensor *w, int64_t T, Q8ActRange
  *     16 row sums, and the sums of the 16 rows never need to be added across lanes;
  *   - q is stored plus 128, as a byte 1 .. 255 (the instruction multiplies an unsigned
  *     byte by a signed one; the extra 128·Σx is taken off exactly, see kernels/quant.c);
- *   - the scales go with the integers, two groups at a time: 2 × 512 bytes of integers,
- *     then the two groups' 2 × 16 fp16 scales (64 bytes), 1088 bytes in all = 17 whole
- *     cache lines. Reading W is then one stream of whole, aligned 64-byte lines, in the
- *     order the kernel uses them; a separate array of scales is a second stream for
+ *   - the scales go with the integers, two groups at a time: the two groups' 2 × 16
+ *     fp16 scales (64 bytes), then their 2 × 512 bytes of integers, 1088 bytes in all =
+ *     17 whole cache lines. Reading W is then one stream of whole, aligned 64-byte
+ *     lines, in the order the kernel uses them, always forward (a group's scales are
+ *     read before its integers): the core's prefetcher follows such a stream at full
+ *     speed, and lost a quarter of it when the scales came after the integers and the
+ *     stream stepped back to them. A separate array of scales is a second stream for
  *     the memory system to follow (measured: as fast on most shapes, a few percent
  *     slower on the output head);
  *   - a row shorter than whole groups is padded with q = 0 (in need not be a multiple
