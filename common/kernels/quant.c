@@ -44,9 +44,8 @@
  *                        for 3 weight loads and 4 broadcasts; 12 integer and 12 float
  *                        sums, 3 weight vectors and 3 of scales fill 30 of the 32
  *                        registers (every loop over them is unrolled, or they would
- *                        live in memory). The
- *                        3 blocks' weights (3 · 17 KB for in = 1024) stay in the core's
- *                        cache while all the tokens pass by.
+ *                        live in memory). The 3 blocks' weights (3 · 17 KB for in =
+ *                        1024) stay in the core's cache while all the tokens pass by.
  * How the work is cut into tasks for the pool's workers: above q8_linear_parts_with below.
  *
  * AVX2 has no vpdpbusd: its vpmaddubsw multiplies unsigned by signed bytes too, but
