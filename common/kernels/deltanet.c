@@ -194,13 +194,16 @@ void gated_norm_heads(const float *o, const float *z, const float *w, int n_head
 typedef struct {
     const float *x, *w;
     int T, C, kernel;
-    const float *state;
+    float *state; /* [kernel − 1, C]: read, then moved on */
     float *out;
 } ConvJob;
 
-/* The outputs of one block of channels, for every token. Think of the rows as one
- * window: the kernel − 1 rows of state, then the T rows of x; token t's output uses
- * window rows t … t + kernel − 1. */
+/* The outputs of one block of channels, for every token, then the block's part of the
+ * new history. Think of the rows as one window: the kernel − 1 rows of state, then the T
+ * rows of x; token t's output uses window rows t … t + kernel − 1, and the new history
+ * is the window's last kernel − 1 rows. Each task moves its own channels' history,
+ * while they are still in the core's cache (moved by one thread after the job, the
+ * history came from memory again and the other cores waited). */
 static void conv_task(void *ctx, int64_t blk, int worker) {
     (void)worker;
     const ConvJob *j = ctx;
@@ -219,19 +222,18 @@ static void conv_task(void *ctx, int64_t blk, int worker) {
         }
         silu_vec(o, n, o);
     }
+    /* history row r ← window row T + r: a later row of the state (r goes up, so no row
+     * is overwritten before it is read), or a row of x */
+    for (int r = 0; r < hist; r++) {
+        int from = j->T + r;
+        const float *src = (from < hist ? j->state + (size_t)from * C : j->x + (size_t)(from - hist) * C) + c0;
+        memcpy(j->state + (size_t)r * C + c0, src, (size_t)n * sizeof(float));
+    }
 }
 
 void causal_conv_silu(const float *x, const float *w, int T, int C, int kernel, float *state, float *out) {
-    int hist = kernel - 1; /* pre-conv vectors kept from before the first new token */
+    if (T == 0) return; /* no new token: the history stays as it is */
     /* the channels are independent (depthwise): the cores share them out */
     ConvJob job = {x, w, T, C, kernel, state, out};
     pool_run((C + CONV_BLOCK - 1) / CONV_BLOCK, conv_task, &job);
-    /* The new history: the last hist rows of the window. */
-    if (hist == 0) return;
-    if (T >= hist) {
-        memcpy(state, x + (size_t)(T - hist) * C, (size_t)hist * C * sizeof(float));
-    } else {
-        memmove(state, state + (size_t)T * C, (size_t)(hist - T) * C * sizeof(float));
-        memcpy(state + (size_t)(hist - T) * C, x, (size_t)T * C * sizeof(float));
-    }
 }
