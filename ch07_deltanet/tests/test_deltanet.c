@@ -250,6 +250,17 @@ START_TEST(fast_equals_reference) {
             }
             free(S_ref), free(o_ref);
         }
+        /* One token on a given table, a decode step (its own look-up, then one sweep). */
+        {
+            float *S_ref = xmalloc(sizeof(float) * n_tab), *S1 = xmalloc(sizeof(float) * n_tab);
+            float o_ref[NV * 128], o1[NV * 128];
+            delta_rule_ref(q, k, v, g, beta, 1, NK, NV, DK, DV, S0, S_ref, o_ref);
+            delta_rule(q, k, v, g, beta, 1, NK, NV, DK, DV, S0, S1, o1);
+            ck_assert_msg(memcmp(S1, S_ref, sizeof(float) * n_tab) == 0, "dv %d: one token's tables differ", DV);
+            ck_assert_msg(memcmp(o1, o_ref, sizeof(float) * NV * DV) == 0, "dv %d: one token's outputs differ",
+                          DV);
+            free(S_ref), free(S1);
+        }
         /* S0 == S: continuing in place gives the same as into a new buffer. */
         float *S_in = xmalloc(sizeof(float) * n_tab), *S_out = xmalloc(sizeof(float) * n_tab);
         float *o1 = xmalloc(sizeof(float) * n_out), *o2 = xmalloc(sizeof(float) * n_out);
@@ -259,7 +270,8 @@ START_TEST(fast_equals_reference) {
         ck_assert(memcmp(S_in, S_out, sizeof(float) * n_tab) == 0);
         ck_assert(memcmp(o1, o2, sizeof(float) * n_out) == 0);
         printf(
-            "OK   delta_rule == delta_rule_ref bit for bit, dv %d, 1 and 2 threads, empty and given tables\n",
+            "OK   delta_rule == delta_rule_ref bit for bit, dv %d, 1 and 2 threads, empty and given tables, "
+            "9 tokens and 1\n",
             DV);
         free(S_in), free(S_out), free(o1), free(o2);
         free(q), free(k), free(v), free(S0);
