@@ -11,8 +11,9 @@
  *   fn, ctx, n  the job; written before claim announces it, and read by a worker only
  *               once it holds a task of it — until that task is done the job cannot
  *               end, so they cannot change under it
- *   done        tasks finished; the worker that finishes the last one wakes the caller
- *               if it went to sleep
+ *   done        tasks finished, added by each worker once it finds none left to take;
+ *               the worker whose count completes it wakes the caller if it went to
+ *               sleep
  *
  * Waiting is spin, then sleep: SPIN_NS of checking (with the CPU's pause hint), then a
  * futex wait on Linux (elsewhere a short sleep in a loop).
@@ -215,14 +216,19 @@ static int workers_now(int64_t now, int active) {
 
 /* ---- working -------------------------------------------------------------------------- */
 
-/* Takes and runs tasks of job g until none is left (or the job is over). */
+/* Takes and runs tasks of job g until none is left (or the job is over), then adds
+ * the number it ran to done: one atomic add per worker and job, not one per task —
+ * every atomic on the job's shared counters moves their cache line from one core to
+ * the other, and a decode step runs thousands of tasks. (Until this worker has added
+ * its count, job g cannot end, so n is still g's.) */
 static void work(uint32_t g, int worker) {
+    int64_t ran = 0, n = 0;
     for (;;) {
         uint64_t c = atomic_load_explicit(&pool.claim, memory_order_acquire);
-        if ((uint32_t)(c >> 32) != g) return; /* a later job: this one is over */
+        if ((uint32_t)(c >> 32) != g) break; /* a later job: this one is over (and ran is 0) */
         int64_t task = (int64_t)(c & 0xffffffffu);
-        int64_t n = atomic_load_explicit(&pool.n, memory_order_relaxed);
-        if (task >= n) return;
+        n = atomic_load_explicit(&pool.n, memory_order_relaxed);
+        if (task >= n) break;
         if (!atomic_compare_exchange_weak_explicit(&pool.claim, &c, c + 1, memory_order_acq_rel,
                                                    memory_order_relaxed))
             continue;
@@ -230,10 +236,11 @@ static void work(uint32_t g, int worker) {
         PoolTask *fn = atomic_load_explicit(&pool.fn, memory_order_relaxed);
         void *ctx = atomic_load_explicit(&pool.ctx, memory_order_relaxed);
         fn(ctx, task, worker);
-        if (atomic_fetch_add(&pool.done, 1) + 1 == n) {
-            atomic_fetch_add(&pool.done_word, 1);
-            if (atomic_load(&pool.caller_asleep)) wake_all(&pool.done_word);
-        }
+        ran++;
+    }
+    if (ran > 0 && atomic_fetch_add(&pool.done, ran) + ran == n) {
+        atomic_fetch_add(&pool.done_word, 1);
+        if (atomic_load(&pool.caller_asleep)) wake_all(&pool.done_word);
     }
 }
 
