@@ -275,7 +275,9 @@ static const Tiles *tiles_for(DType dt, int portable) {
 
 /* Both paths walk W the same way. The rows are cut into tasks of about TASK_BYTES of
  * weights each (at most a worker's share of them, so that a small W is shared too),
- * which the workers take one at a time (kernels/pool.h). A task cuts its
+ * which the workers take one at a time (kernels/pool.h). A stack of matrices of one
+ * input (linear_stack) is one job: each matrix cut into tasks of its own, the share
+ * counted over all their rows. A task cuts its
  * rows into `parts` equal parts and goes through all of them at once: tile j takes row
  * j of every part (its rows lie part·row_bytes apart). Each part is then read front to
  * back, one long contiguous stream, which the memory system's prefetcher follows at
@@ -301,15 +303,19 @@ static const Tiles *tiles_for(DType dt, int portable) {
  * loads and stores the 24 running sums of every token group once more. */
 #define TASK_BYTES (256 << 10)
 
+/* One call: a stack of n matrices of the same input, matrix i's tasks numbered
+ * first_task[i] .. first_task[i + 1] − 1 (n = 1: one matrix). */
 typedef struct {
-    const Tiles *k, *k32; /* the tiles for W's dtype, and for the float32 panel */
-    const Tensor *w;
+    const Tiles *k32; /* the tiles for the float32 panel */
     const float *x;
     int64_t T;
-    float *y;
-    int64_t rows_per_task; /* a multiple of parts */
-    int parts;
-    bool pack;
+    int parts, n;
+    const Tensor *w[LINEAR_MAX_STACK];
+    const Tiles *k[LINEAR_MAX_STACK]; /* the tiles for each W's dtype */
+    float *y[LINEAR_MAX_STACK];
+    int64_t rows_per_task[LINEAR_MAX_STACK]; /* a multiple of parts */
+    int64_t first_task[LINEAR_MAX_STACK + 1];
+    bool pack[LINEAR_MAX_STACK];
 } Walk;
 
 /* Rows first .. first + rows − 1 of W, positions k0 .. k0 + len − 1, widened to float32
@@ -335,8 +341,7 @@ static void widen_block(const Tensor *w, int64_t first, int64_t row_step, int ro
  * are widened into the panel once (a block of KBLOCK positions at a time when they are
  * longer), and every group of TOKENS tokens passes by; with more than one block, each
  * token group's running sums are kept in acc from one block to the next (tile phases). */
-static void packed_rows(const Walk *wk, int64_t first, int64_t part, float *yj) {
-    const Tensor *w = wk->w;
+static void packed_rows(const Walk *wk, const Tensor *w, int64_t first, int64_t part, float *yj) {
     int64_t out = w->shape[0], in = w->shape[1], T = wk->T;
     float panel[ROWS * PANEL_STRIDE] __attribute__((aligned(64)));
     float acc[TOKEN_CHUNK / TOKENS][ROWS * TOKENS * LANES] __attribute__((aligned(64)));
@@ -359,23 +364,25 @@ static void packed_rows(const Walk *wk, int64_t first, int64_t part, float *yj) 
 static void walk_task(void *ctx, int64_t task, int worker) {
     (void)worker;
     const Walk *wk = ctx;
-    const Tensor *w = wk->w;
-    const Tiles *k = wk->k;
+    int i = 0; /* the matrix the task belongs to */
+    while (task >= wk->first_task[i + 1]) i++;
+    const Tensor *w = wk->w[i];
+    const Tiles *k = wk->k[i];
     int64_t out = w->shape[0], in = w->shape[1], T = wk->T;
     const float *x = wk->x;
-    float *y = wk->y;
+    float *y = wk->y[i];
     const char *data = w->data;
     int64_t row_bytes = in * dtype_size(w->dtype);
     int parts = wk->parts;
-    int64_t first = task * wk->rows_per_task;
-    int64_t last = first + wk->rows_per_task < out ? first + wk->rows_per_task : out;
+    int64_t first = (task - wk->first_task[i]) * wk->rows_per_task[i];
+    int64_t last = first + wk->rows_per_task[i] < out ? first + wk->rows_per_task[i] : out;
     int64_t part = (last - first) / parts; /* rows per part */
     for (int64_t j = 0; j < part; j++) {
         const char *rows = data + (first + j) * row_bytes; /* row j of the first part */
         int64_t step = part * row_bytes;                   /* from one part to the next */
         float *yj = y + first + j;                         /* its output for token 0 */
-        if (wk->pack)
-            packed_rows(wk, first + j, part, yj);
+        if (wk->pack[i])
+            packed_rows(wk, w, first + j, part, yj);
         else if (T == 1)
             k->streams(rows, step, in, x, in, NULL, WHOLE_ROW, yj, part, out);
         else
@@ -391,34 +398,40 @@ static void walk_task(void *ctx, int64_t task, int worker) {
         }
 }
 
-static void walk(const Tiles *k, const Tiles *k32, const Tensor *w, const float *x, int64_t T, float *y) {
-    int64_t out = w->shape[0], in = w->shape[1];
-    int64_t row_bytes = in * dtype_size(w->dtype);
-    Walk wk = {.k = k,
-               .k32 = k32,
-               .w = w,
+/* The n matrices w (all of the same input width) times x, in one job. */
+static void walk(int portable, const Tensor *const *w, int n, const float *x, int64_t T, float *const *y) {
+    if (n < 1 || n > LINEAR_MAX_STACK) die("linear: a stack of %d matrices (at most %d)", n, LINEAR_MAX_STACK);
+    Walk wk = {.k32 = tiles_for(DTYPE_F32, portable),
                .x = x,
                .T = T,
-               .y = y,
                .parts = T == 1 ? STREAMS : ROWS,
-               .pack = T >= PACK_MIN_TOKENS && w->dtype != DTYPE_F32};
-    int64_t rows = TASK_BYTES / row_bytes, share = (out + pool_threads() - 1) / pool_threads();
-    if (rows > share) rows = share; /* a small W still goes to every worker */
-    rows -= rows % wk.parts;
-    wk.rows_per_task = rows > wk.parts ? rows : wk.parts;
-    pool_run((out + wk.rows_per_task - 1) / wk.rows_per_task, walk_task, &wk);
+               .n = n};
+    int64_t rows_in_all = 0;
+    for (int i = 0; i < n; i++) rows_in_all += w[i]->shape[0];
+    int64_t share = (rows_in_all + pool_threads() - 1) / pool_threads();
+    for (int i = 0; i < n; i++) {
+        int64_t out = w[i]->shape[0], row_bytes = w[i]->shape[1] * dtype_size(w[i]->dtype);
+        int64_t rows = TASK_BYTES / row_bytes;
+        if (rows > share) rows = share; /* a small W still goes to every worker */
+        rows -= rows % wk.parts;
+        wk.w[i] = w[i];
+        wk.k[i] = tiles_for(w[i]->dtype, portable);
+        wk.y[i] = y[i];
+        wk.pack[i] = T >= PACK_MIN_TOKENS && w[i]->dtype != DTYPE_F32;
+        wk.rows_per_task[i] = rows > wk.parts ? rows : wk.parts;
+        wk.first_task[i + 1] = wk.first_task[i] + (out + wk.rows_per_task[i] - 1) / wk.rows_per_task[i];
+    }
+    pool_run(wk.first_task[n], walk_task, &wk);
 }
 
-void linear(const float *x, const Tensor *w, float *y) {
-    walk(tiles_for(w->dtype, 0), tiles_for(DTYPE_F32, 0), w, x, 1, y);
-}
+void linear(const float *x, const Tensor *w, float *y) { walk(0, &w, 1, x, 1, &y); }
 
-void linear_batch(const float *x, const Tensor *w, int64_t T, float *y) {
-    walk(tiles_for(w->dtype, 0), tiles_for(DTYPE_F32, 0), w, x, T, y);
-}
+void linear_batch(const float *x, const Tensor *w, int64_t T, float *y) { walk(0, &w, 1, x, T, &y); }
 
-void linear_batch_portable(const float *x, const Tensor *w, int64_t T, float *y) {
-    walk(tiles_for(w->dtype, 1), tiles_for(DTYPE_F32, 1), w, x, T, y);
+void linear_batch_portable(const float *x, const Tensor *w, int64_t T, float *y) { walk(1, &w, 1, x, T, &y); }
+
+void linear_stack(const float *x, const Tensor *const *w, int n, int64_t T, float *const *y) {
+    walk(0, w, n, x, T, y);
 }
 
 const char *linear_kernel_name(void) { return LINEAR_AVX512 ? "AVX-512" : "portable C"; }

@@ -62,6 +62,14 @@ void linear(const float *x, const Tensor *w, float *y);
 /* Y[T, out] = X[T, in] Wᵀ for T tokens. x: [T, in], y: [T, out]. T >= 1. */
 void linear_batch(const float *x, const Tensor *w, int64_t T, float *y);
 
+/* Y_i = X W_iᵀ for n ≤ LINEAR_MAX_STACK matrices of one input (q, k and v; gate and up;
+ * the DeltaNet's four in_proj), T ≥ 1 tokens, in one job for the workers: each Y_i [T,
+ * rows of W_i] is exactly what linear()/linear_batch() give for W_i alone, and the
+ * workers wait for the slowest of them once per stack instead of once per matrix.
+ * The matrices share their width (in). */
+#define LINEAR_MAX_STACK 4
+void linear_stack(const float *x, const Tensor *const *w, int n, int64_t T, float *const *y);
+
 /* The plain-C kernels, whatever the machine. linear()/linear_batch() use them where the
  * compiler targets no AVX-512; they are always built so that the tests can check them
  * here too and the benchmark can show what the compiler alone makes of them. */
@@ -120,13 +128,18 @@ static inline ProjInput proj_input(const float *x, int64_t T, int64_t in, Q8Act 
 
 /* Y_i = X W_iᵀ for the n matrices w[i] of one input: with their 8-bit stack q8 when it
  * is there (q8->data, packed from exactly these n), else with each W_i as the
- * checkpoint stores it (project). The 8-bit product is q8_linear_parts on the input's
- * quantization, or, on the readable path, q8_linear_tensor_ref matrix by matrix, the
- * formula from their stored numbers (the same bits). y[i]: [T, rows of W_i]. */
+ * checkpoint stores it — project() matrix by matrix, or on the fast path linear_stack,
+ * one job for all n (the same bits). The 8-bit product is q8_linear_parts on the
+ * input's quantization, or, on the readable path, q8_linear_tensor_ref matrix by
+ * matrix, the formula from their stored numbers (the same bits). y[i]: [T, rows of
+ * W_i]. */
 static inline void proj_stack(const ProjInput *in, const Tensor *const *w, int n, const Q8Weights *q8,
                               float *const *y) {
     if (!q8 || !q8->data) { /* the checkpoint's weights */
-        for (int i = 0; i < n; i++) project(in->x, w[i], in->T, y[i], in->path);
+        if (in->path == PATH_READABLE)
+            for (int i = 0; i < n; i++) project(in->x, w[i], in->T, y[i], in->path);
+        else
+            linear_stack(in->x, w, n, in->T, y);
         return;
     }
     if (!in->xq) die("%s: 8-bit weights, but no buffer to quantize their input in", w[0]->name);
