@@ -277,13 +277,12 @@ static const Tiles *tiles_for(DType dt, int portable) {
  * weights each (at most a worker's share of them, so that a small W is shared too),
  * which the workers take one at a time (kernels/pool.h). A stack of matrices of one
  * input (linear_stack) is one job: each matrix cut into tasks of its own, the share
- * counted over all their rows. A task cuts its
- * rows into `parts` equal parts and goes through all of them at once: tile j takes row
- * j of every part (its rows lie part·row_bytes apart). Each part is then read front to
- * back, one long contiguous stream, which the memory system's prefetcher follows at
- * full speed — tiles of neighbouring rows would read many short streams instead, and
- * that is up to 40% slower from memory. The rows left over (fewer than `parts`) go one
- * at a time.
+ * counted over all their rows. A task cuts its rows into `parts` equal parts and goes
+ * through all of them at once: tile j takes row j of every part (its rows lie
+ * part·row_bytes apart). Each part is then read front to back, one long contiguous
+ * stream, which the memory system's prefetcher follows at full speed — tiles of
+ * neighbouring rows would read many short streams instead, and that is up to 40%
+ * slower from memory. The rows left over (fewer than `parts`) go one at a time.
  *
  *   one token:  4 parts, tiles of 4 rows × 1 token: four independent running sums, so
  *               the core need not wait for one multiply-add before starting the next;
