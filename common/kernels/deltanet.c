@@ -201,9 +201,9 @@ typedef struct {
 /* The outputs of one block of channels, for every token, then the block's part of the
  * new history. Think of the rows as one window: the kernel − 1 rows of state, then the T
  * rows of x; token t's output uses window rows t … t + kernel − 1, and the new history
- * is the window's last kernel − 1 rows. Each task moves its own channels' history,
- * while they are still in the core's cache (moved by one thread after the job, the
- * history came from memory again and the other cores waited). */
+ * is the window's last kernel − 1 rows. Each task moves its own channels' history
+ * while those rows are still in its core's cache, rather than one thread moving the
+ * whole history after the job, from memory, while the other cores wait. */
 static void conv_task(void *ctx, int64_t blk, int worker) {
     (void)worker;
     const ConvJob *j = ctx;

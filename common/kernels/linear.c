@@ -308,7 +308,7 @@ typedef struct {
     const Tiles *k32; /* the tiles for the float32 panel */
     const float *x;
     int64_t T;
-    int parts, n;
+    int parts;
     const Tensor *w[LINEAR_MAX_STACK];
     const Tiles *k[LINEAR_MAX_STACK]; /* the tiles for each W's dtype */
     float *y[LINEAR_MAX_STACK];
@@ -403,8 +403,7 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
     Walk wk = {.k32 = tiles_for(DTYPE_F32, portable),
                .x = x,
                .T = T,
-               .parts = T == 1 ? STREAMS : ROWS,
-               .n = n};
+               .parts = T == 1 ? STREAMS : ROWS};
     int64_t rows_in_all = 0;
     for (int i = 0; i < n; i++) rows_in_all += w[i]->shape[0];
     int64_t share = (rows_in_all + pool_threads() - 1) / pool_threads();
