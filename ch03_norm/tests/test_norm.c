@@ -5,7 +5,11 @@
  *      per row, 128 per head) against the PyTorch reference's goldens
  *      (reference/qwen35_reference.py, float64): layer.{i}.input_norm and post_norm,
  *      final_norm, and the DeltaNet's gated norm (layer.{i}.linear_attn.normed from
- *      the golden core and z; every DeltaNet layer of tiny, layer 0 of mid).
+ *      the golden core and z; every DeltaNet layer of tiny, layer 0 of mid);
+ *   3. the fast twins rmsnorm_fast and l2norm_fast (kernels/norm.c) against the
+ *      readable loops, bit for bit: rows that fill their groups of 4 and rows left
+ *      over, widths from 1 to past the fast path's widest, BF16 and float32 weights,
+ *      in place, and 1 to 3 threads.
  */
 #include <check.h>
 #include <math.h>
@@ -13,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/pool.h"
 #include "qwen/norm.h"
 #include "qwen/safetensors.h"
 #include "qwen/weights.h"
@@ -211,6 +216,72 @@ START_TEST(test_l2norm_vs_golden) {
 }
 END_TEST
 
+/* ---- 3. the fast twins ----------------------------------------------------------- */
+
+/* Numbers of many sizes (1e-3 .. 1e3, either sign), so that the order of the additions
+ * shows in the sums' low bits. */
+static void fill_wide(float *x, int64_t n, unsigned seed) {
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        float m = (float)((seed >> 8) & 0xffff) / 65536.0f;
+        x[i] = (seed & 1 ? -1.0f : 1.0f) * m * powf(10.0f, (float)((seed >> 4) % 7) - 3.0f);
+    }
+}
+
+START_TEST(test_fast_equals_readable) {
+    const int64_t rows_list[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 139};
+    const int widths[] = {1, 3, 16, 17, 128, 256, 1024, 1027, 8193};
+    int saved = pool_threads();
+    for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++) {
+        int n = widths[wi];
+        float *wf = xmalloc((size_t)n * sizeof(float));
+        uint16_t *wb = xmalloc((size_t)n * sizeof(uint16_t));
+        fill_wide(wf, n, 7u + (unsigned)n);
+        for (int i = 0; i < n; i++) wf[i] *= 1e-3f, wb[i] = f32_to_bf16(wf[i]); /* |w| < 1 */
+        Tensor wt32 = f32_tensor(wf, n), wt16 = wt32;
+        wt16.dtype = DTYPE_BF16, wt16.data = wb;
+        for (size_t ri = 0; ri < sizeof rows_list / sizeof *rows_list; ri++) {
+            int64_t rows = rows_list[ri];
+            size_t count = (size_t)rows * n;
+            if (n > 1024 && rows > 9) continue; /* the wide rows need not be many */
+            float *x = xmalloc(count * sizeof(float)), *want = xmalloc(count * sizeof(float));
+            float *got = xmalloc(count * sizeof(float));
+            fill_wide(x, (int64_t)count, (unsigned)(rows * 31 + n));
+            char shape[48];
+            snprintf(shape, sizeof shape, "%lld x %d", (long long)rows, n);
+            for (int threads = 1; threads <= 3; threads++) {
+                pool_set_threads(threads);
+                for (int dt = 0; dt < 2; dt++) {
+                    const Tensor *w = dt ? &wt16 : &wt32;
+                    rmsnorm(x, w, rows, n, 1e-6f, want);
+                    rmsnorm_fast(x, w, rows, n, 1e-6f, got);
+                    ck_assert_msg(memcmp(got, want, count * sizeof(float)) == 0,
+                                  "rmsnorm_fast differs from rmsnorm: %s, %s weight, %d threads", shape,
+                                  dt ? "BF16" : "F32", threads);
+                    memcpy(got, x, count * sizeof(float)); /* in place, as the layers call it */
+                    rmsnorm_fast(got, w, rows, n, 1e-6f, got);
+                    ck_assert_msg(memcmp(got, want, count * sizeof(float)) == 0,
+                                  "rmsnorm_fast in place differs: %s, %d threads", shape, threads);
+                }
+                l2norm(x, rows, n, L2NORM_EPS, want);
+                l2norm_fast(x, rows, n, L2NORM_EPS, got);
+                ck_assert_msg(memcmp(got, want, count * sizeof(float)) == 0,
+                              "l2norm_fast differs from l2norm: %s, %d threads", shape, threads);
+                memcpy(got, x, count * sizeof(float));
+                l2norm_fast(got, rows, n, L2NORM_EPS, got);
+                ck_assert_msg(memcmp(got, want, count * sizeof(float)) == 0,
+                              "l2norm_fast in place differs: %s, %d threads", shape, threads);
+            }
+            free(x), free(want), free(got);
+        }
+        free(wf), free(wb);
+    }
+    pool_set_threads(saved);
+    printf("OK   rmsnorm_fast and l2norm_fast == the readable loops bit for bit: rows 1-139, widths "
+           "1-8193, BF16/F32 weights, in place, 1-3 threads\n");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("norm");
     TCase *tc = tcase_create("norm");
@@ -221,6 +292,7 @@ int main(void) {
     tcase_add_loop_test(tc, test_rmsnorm_vs_golden, GOLDEN_TINY, GOLDEN_SIZES);
     tcase_add_loop_test(tc, test_gated_vs_golden, GOLDEN_TINY, GOLDEN_SIZES);
     tcase_add_loop_test(tc, test_l2norm_vs_golden, GOLDEN_TINY, GOLDEN_SIZES);
+    tcase_add_test(tc, test_fast_equals_readable);
     suite_add_tcase(s, tc);
     /* Check runs each test in a child process that may end without flushing stdout:
      * line buffering keeps the comparison lines of a failing test. */

@@ -306,8 +306,10 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
         }
 
     /* 2. q/k norm: every head's 256 numbers on their own, one shared weight per kind */
-    rmsnorm(a->q_raw, w->q_norm, (int64_t)T * Hq, d, dm->eps, a->q);
-    rmsnorm(a->k, w->k_norm, (int64_t)T * Hkv, d, dm->eps, a->k);
+    void (*norm)(const float *, const Tensor *, int64_t, int, float, float *) =
+        path == PATH_READABLE ? rmsnorm : rmsnorm_fast;
+    norm(a->q_raw, w->q_norm, (int64_t)T * Hq, d, dm->eps, a->q);
+    norm(a->k, w->k_norm, (int64_t)T * Hkv, d, dm->eps, a->k);
 
     /* 3. RoPE on the first rotary_dim dims, at the tokens' own positions */
     rope_reserve(rope, P);

@@ -242,6 +242,7 @@ void dn_acts_free(DeltaNetActs *a) {
 typedef struct {
     const DeltaNet *dn;
     DeltaNetActs *a;
+    bool fast; /* the fast path: l2norm's twin (the same bits) */
 } DnJob;
 
 /* Splits token t's convolved vector into q | k | v (heads of dk / dv consecutive
@@ -257,8 +258,9 @@ static void split_token(void *ctx, int64_t t, int worker) {
     const float *c = a->conv + (size_t)t * d->conv_dim; /* [conv_dim] */
     float *q = a->q + (size_t)t * d->key_dim;           /* [n_k, dk] */
     float *k = a->k + (size_t)t * d->key_dim;           /* [n_k, dk] */
-    l2norm(c, d->n_k, d->dk, L2NORM_EPS, q);
-    l2norm(c + d->key_dim, d->n_k, d->dk, L2NORM_EPS, k);
+    void (*l2)(const float *, int64_t, int, float, float *) = ((DnJob *)ctx)->fast ? l2norm_fast : l2norm;
+    l2(c, d->n_k, d->dk, L2NORM_EPS, q);
+    l2(c + d->key_dim, d->n_k, d->dk, L2NORM_EPS, k);
     float sqrt_dk = sqrtf((float)d->dk);
     for (int i = 0; i < d->key_dim; i++) q[i] /= sqrt_dk;
     memcpy(a->v + (size_t)t * d->value_dim, c + 2 * d->key_dim, (size_t)d->value_dim * sizeof(float));
@@ -300,7 +302,7 @@ void dn_forward(const DeltaNet *dn, DeltaNetActs *a, const float *x, int T, Delt
 
     /* Per token: q | k | v split, q and k made unit length, the gates β and g
      * (split_token). */
-    DnJob job = {dn, a};
+    DnJob job = {dn, a, !ref};
     pool_run(T, split_token, &job); /* the tokens are independent: shared out over the cores */
 
     /* The memory tables, token by token (the heads in parallel). No tokens yet: the

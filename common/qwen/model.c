@@ -319,6 +319,12 @@ static void add_to(float *x, const float *y, size_t n) {
     for (size_t i = 0; i < n; i++) x[i] += y[i];
 }
 
+/* RMSNorm of `rows` rows: the readable loops, or on the fast path their twin (the same
+ * bits, kernels/norm.c). */
+static void norm_rows(const RunState *s, const float *x, const Tensor *w, int64_t rows, int n, float eps, float *y) {
+    (s->path == PATH_READABLE ? rmsnorm : rmsnorm_fast)(x, w, rows, n, eps, y);
+}
+
 /* Decoder layer i on the T tokens in s->x [T, hidden], in place:
  *     x ← x + Mixer(RMSNorm(x; input_layernorm))          the mixer reads and extends the layer's state
  *     x ← x + MLP(RMSNorm(x; post_attention_layernorm)) */
@@ -329,14 +335,14 @@ static void decoder_layer(const Model *m, int i, RunState *s, int T) {
     float eps = (float)m->ck.config.rms_norm_eps;
     size_t n = (size_t)T * H;
 
-    rmsnorm(s->x, l->input_layernorm, T, H, eps, s->normed);
+    norm_rows(s, s->x, l->input_layernorm, T, H, eps, s->normed);
     if (l->type == LAYER_FULL_ATTENTION)
         attn_forward(&l->self_attn, &s->attn, s->normed, T, &st->kv, &s->rope, s->out, s->path);
     else
         dn_forward(&l->linear_attn, &s->dn, s->normed, T, &st->dn, s->out, s->path);
     add_to(s->x, s->out, n);
 
-    rmsnorm(s->x, l->post_attention_layernorm, T, H, eps, s->normed);
+    norm_rows(s, s->x, l->post_attention_layernorm, T, H, eps, s->normed);
     mlp_forward(&l->mlp, &s->mlp, s->normed, T, s->out, s->path);
     add_to(s->x, s->out, n);
 }
@@ -378,7 +384,7 @@ static void forward_piece(const Model *m, RunState *s, const int *ids, int T, in
     /* logits = lm_head · RMSNorm(x; norm): for every token when the trace wants them,
      * otherwise only for the last token of the call (the next-token prediction) */
     if (tr && (tr->final_norm || tr->logits)) {
-        rmsnorm(s->x, m->norm, T, H, eps, s->normed);
+        norm_rows(s, s->x, m->norm, T, H, eps, s->normed);
         if (tr->final_norm) memcpy(tr->final_norm + (size_t)t0 * H, s->normed, (size_t)T * row);
         if (tr->logits) {
             float *logits = tr->logits + (size_t)t0 * V; /* [T, V] */
@@ -388,7 +394,7 @@ static void forward_piece(const Model *m, RunState *s, const int *ids, int T, in
         }
     }
     if (last) {
-        rmsnorm(s->x + (size_t)(T - 1) * H, m->norm, 1, H, eps, s->normed);
+        norm_rows(s, s->x + (size_t)(T - 1) * H, m->norm, 1, H, eps, s->normed);
         output_head(m, s, s->normed, 1, s->logits);
     }
 }

@@ -49,6 +49,11 @@ void gated_rmsnorm(const float *x, const float *z, const Tensor *w, int64_t rows
 /* y[r] = x[r] · rsqrt(Σ x[r]² + eps)                       x, y: [rows, n] */
 void l2norm(const float *x, int64_t rows, int n, float eps, float *y);
 
+/* The same, faster, and the same to the last bit (kernels/norm.c): several rows' sums
+ * in flight at once, the rows of a prompt shared out over the cores. */
+void rmsnorm_fast(const float *x, const Tensor *w, int64_t rows, int n, float eps, float *y);
+void l2norm_fast(const float *x, int64_t rows, int n, float eps, float *y);
+
 /* sqrt(mean(x²)) over n values, in double: the root-mean-square RMSNorm divides by
  * (the demos print it to show what a norm did). */
 double rms_of(const float *x, int64_t n);
