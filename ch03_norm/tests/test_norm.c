@@ -218,8 +218,10 @@ END_TEST
 
 /* ---- 3. the fast twins ----------------------------------------------------------- */
 
-/* Numbers of many sizes (1e-3 .. 1e3, either sign), so that the order of the additions
- * shows in the sums' low bits. */
+/* Numbers of many sizes (1e-3 .. 1e3, either sign): squares twelve orders of magnitude
+ * apart, so that a sum kept in float32 instead of double changes the outputs. (The order
+ * of a row's additions in double does not show: it moves a sum by ~1e-13, and a float32
+ * result only at a rounding tie.) */
 static void fill_wide(float *x, int64_t n, unsigned seed) {
     for (int64_t i = 0; i < n; i++) {
         seed = seed * 1103515245u + 12345u;
