@@ -205,9 +205,10 @@ typedef struct {
  * is the window's last kernel − 1 rows, which are rows 1 … kernel − 1 of the last
  * token's window.
  *
- * Each 16 channels' sum stays in a register over the taps and is stored once. (Adding
- * each tap's products into the output row in memory, one pass per tap with the row
- * stored and loaded again each time, made a conv job 20–35% longer.) The last token's
+ * Each 16 channels' sum stays in a register over the taps and is stored once, and all
+ * the rows a token reads are read in the same pass. (One pass per tap, adding its
+ * products into the output row in memory, read the rows two at a time and stored and
+ * loaded the output again for every tap: a conv job took 20–35% longer.) The last token's
  * pass also moves the history, right where it has just read those rows: for each
  * channel every row is read before any is written, and row r takes row r + 1, so no
  * row is overwritten before it is read. */
