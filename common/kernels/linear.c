@@ -440,7 +440,12 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
                .T = T,
                .parts = T == 1 ? STREAMS : ROWS};
     int64_t rows_in_all = 0;
-    for (int i = 0; i < n; i++) rows_in_all += w[i]->shape[0];
+    for (int i = 0; i < n; i++) {
+        if (w[i]->shape[1] != w[0]->shape[1]) /* x is read with one row width for all */
+            die("linear: %s has %lld inputs, %s %lld: a stack shares its input", w[i]->name,
+                (long long)w[i]->shape[1], w[0]->name, (long long)w[0]->shape[1]);
+        rows_in_all += w[i]->shape[0];
+    }
     int64_t share = (rows_in_all + pool_threads() - 1) / pool_threads();
     for (int i = 0; i < n; i++) {
         int64_t out = w[i]->shape[0], row_bytes = w[i]->shape[1] * dtype_size(w[i]->dtype);
