@@ -486,7 +486,7 @@ END_TEST
  * tokens that hold zeros, NaN, infinities, denormals, exact ties and the extremes
  * ±range: every plane byte within ±127, the planes adding up to a (a itself for
  * Q8_ACT8, 255·hi + lo for Q8_ACT16), zeros after a short last group, and each plane's
- * correction −128 · Σ of its bytes. */
+ * correction −128 · Σ of its bytes; then every token again on its own. */
 START_TEST(test_act_kernels) {
     const int64_t in_list[] = {1, 16, 17, 32, 45, 100};
     for (unsigned kk = 0; kk < ARRAY_LEN(all_kernels); kk++)
@@ -536,6 +536,23 @@ START_TEST(test_act_kernels) {
                         for (int p = 0; p < a.planes; p++)
                             ck_assert_int_eq(a.correction[(t * a.planes + p) * G + g], -128 * sum[p]);
                     }
+                }
+                /* each token alone, as a decode step quantizes it (the AVX-512 kernel
+                 * then writes around the cache): the same bytes, scales and corrections */
+                for (int64_t t = 0; t < T; t++) {
+                    Q8Act one;
+                    q8_act_init(&one, 1, in, range);
+                    memset(one.q, 0x55, (size_t)(a.planes * G * Q8_GROUP));
+                    q8_quantize_act_with(x + t * in, 1, in, &one, k);
+                    ck_assert_msg(memcmp(one.q, a.q + t * a.planes * G * Q8_GROUP,
+                                         (size_t)(a.planes * G * Q8_GROUP)) == 0 &&
+                                      memcmp(one.scale, a.scale + t * G, (size_t)G * sizeof(float)) == 0 &&
+                                      memcmp(one.correction, a.correction + t * a.planes * G,
+                                             (size_t)(a.planes * G) * sizeof(int32_t)) == 0,
+                                  "%s %s in %lld: token %lld alone differs from token %lld of %lld",
+                                  q8_kernel_name(k), range_name(range), (long long)in, (long long)t,
+                                  (long long)t, (long long)T);
+                    q8_act_free(&one);
                 }
                 free(q), free(s), free(x);
                 q8_act_free(&a);
