@@ -11,7 +11,9 @@
  *                 as the median, so a burst of load from elsewhere moves both the
  *                 figures and their yardsticks. The bandwidth is measured on the
  *                 model's own mapped weights: the very memory decoding reads, and no
- *                 extra array to swell the resident memory measured below.
+ *                 extra array to swell the resident memory measured below. Beside them
+ *                 the round trip of a cache line between two cores, which says whether
+ *                 they share a cache (bench/README.md: why that moves the decode's share).
  *   prefill       a prompt of 139, 512 and 2048 tokens read in one model_forward call
  *                 from an empty state, logits for its last token only (no trace), in
  *                 passes of CHUNK tokens as the chapter's demo reads them; the median
@@ -25,7 +27,7 @@
  *                 tables and conv history), so it can take no less than those bytes
  *                 ÷ the read bandwidth. The bandwidth is measured again before each
  *                 token and the token set against that one (time_decode): the
- *                 median of the 64 shares.
+ *                 median of the 64 shares. The round trip is measured there too.
  *   contention    the 139-token prefill (median of 3) and decoding after it, with the default
  *                 number of workers and with one, first on the machine as it is, then
  *                 with one busy process beside them (started and stopped here: a loop
@@ -121,7 +123,7 @@ typedef struct {
     const void **data; /* the regions a decoding token reads: every weight the model reads */
     size_t *bytes;
     int n;
-    double bw[16], peak[16], ipeak[16]; /* GB/s, GFLOP/s, int8 GOP/s, one per measurement */
+    double bw[16], peak[16], ipeak[16], trip[16]; /* GB/s, GFLOP/s, int8 GOP/s, ns: one per measurement */
     int k;
     bool int8; /* 8-bit weights: the int8 peak is measured too */
 } Yardsticks;
@@ -131,6 +133,7 @@ static void measure_machine(Yardsticks *y) {
     y->bw[y->k] = machine_read_bandwidth(y->data, y->bytes, y->n, YARD_TRIES);
     y->peak[y->k] = machine_fma_peak(YARD_TRIES);
     y->ipeak[y->k] = y->int8 ? machine_int8_peak(YARD_TRIES) : 0;
+    y->trip[y->k] = machine_round_trip_ns(YARD_TRIES);
     y->k++;
 }
 
@@ -219,6 +222,7 @@ typedef struct {
     double mean_ms;             /* the 64 tokens' total / 64 */
     double bytes;               /* read per token: weights + the state at the middle token */
     double bw;                  /* GB/s: the median of the read bandwidths measured beside the tokens */
+    double trip;                /* ns: the median of the round trips between two cores, likewise */
     double share;               /* the median token's rate / the bound at its side */
     Check check[DECODE_TOKENS]; /* the logits after decoded token k + 1 */
 } Decode;
@@ -252,12 +256,13 @@ static void time_prefill(const Model *m, RunState *s, const int *ids, Prefill *p
  * third within minutes, and a token set against a yardstick measured seconds away
  * could show 70% or 130%. */
 static void time_decode(const Model *m, RunState *s, const int *ids, const Yardsticks *y, Decode *d) {
-    double t[DECODE_TOKENS], bw[DECODE_TOKENS], share[DECODE_TOKENS], total = 0;
+    double t[DECODE_TOKENS], bw[DECODE_TOKENS], trip[DECODE_TOKENS], share[DECODE_TOKENS], total = 0;
     d->after = (int)s->pos;
     for (int k = 0; k < DECODE_TOKENS; k++) {
         double bytes = (double)(model_weight_bytes(m) + run_state_bytes(s));
         if (k == DECODE_TOKENS / 2) d->bytes = bytes;
         bw[k] = machine_read_bandwidth(y->data, y->bytes, y->n, YARD_TRIES);
+        trip[k] = machine_round_trip_ns(1);
         double t0 = now_seconds();
         forward(m, s, &ids[s->pos], 1);
         t[k] = now_seconds() - t0;
@@ -268,6 +273,7 @@ static void time_decode(const Model *m, RunState *s, const int *ids, const Yards
     d->ms = median(t, DECODE_TOKENS) * 1e3;
     d->mean_ms = total / DECODE_TOKENS * 1e3;
     d->bw = median(bw, DECODE_TOKENS);
+    d->trip = median(trip, DECODE_TOKENS);
     d->share = median(share, DECODE_TOKENS);
 }
 
@@ -576,7 +582,8 @@ int main(int argc, char **argv) {
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
     double peak_rss = (double)u.ru_maxrss * 1024; /* KiB on Linux */
-    double bw = median(yard.bw, yard.k), peak = median(yard.peak, yard.k), ipeak = median(yard.ipeak, yard.k);
+    double bw = median(yard.bw, yard.k), peak = median(yard.peak, yard.k), ipeak = median(yard.ipeak, yard.k),
+           trip = median(yard.trip, yard.k);
     /* a prefill's yardstick: the FMA peak, or with 8-bit weights the int8 peak (0 where
      * there is none to measure: then the FMA peak) */
     bool int8 = quant != QUANT_BF16 && ipeak > 0;
@@ -631,6 +638,8 @@ int main(int argc, char **argv) {
            weight_bytes / 1e9);
     printf("  FMA peak        %7.1f GFLOP/s   float32, %s\n", peak, machine_fma_kind());
     if (int8) printf("  int8 peak       %7.1f GOP/s     vpdpbusd loop (a multiply-add counts 2)\n", ipeak);
+    if (trip > 0)
+        printf("  round trip      %7.0f ns        one cache line from one core to another and back\n", trip);
 
     printf("\nprefill: the prompt in one call from an empty state, logits for its last token only (median "
            "of the runs)\n");
@@ -653,21 +662,24 @@ int main(int argc, char **argv) {
 
     printf("\ndecode: %d tokens read one at a time after the prompt (median token time; mean in brackets)\n",
            DECODE_TOKENS);
-    printf("  %6s  %16s  %15s  %13s  %9s  %11s  %8s\n", "after", "ms per token", "tok/s", "MB per token",
-           "read GB/s", "bound tok/s", "of bound");
+    printf("  %6s  %16s  %15s  %13s  %9s  %11s  %8s  %7s\n", "after", "ms per token", "tok/s", "MB per token",
+           "read GB/s", "bound tok/s", "of bound", "trip ns");
     for (int i = 0; i < n_dec; i++) {
         const Decode *d = &dec[i];
         char ms[40], rate[40];
         snprintf(ms, sizeof ms, "%.1f (%.1f)", d->ms, d->mean_ms);
         snprintf(rate, sizeof rate, "%.2f (%.2f)", 1e3 / d->ms, 1e3 / d->mean_ms);
-        printf("  %6d  %16s  %15s  %13.1f  %9.1f  %11.2f  %7.0f%%\n", d->after, ms, rate, d->bytes / 1e6,
-               d->bw, d->bw * 1e9 / d->bytes, 100 * d->share);
+        printf("  %6d  %16s  %15s  %13.1f  %9.1f  %11.2f  %7.0f%%  %7.0f\n", d->after, ms, rate,
+               d->bytes / 1e6, d->bw, d->bw * 1e9 / d->bytes, 100 * d->share, d->trip);
     }
-    printf("  (MB per token: every weight once%s, the output head included, plus the K/V rows and DeltaNet "
-           "tables\n   the text has built, at the middle token; read GB/s: measured again before each token, "
-           "the median;\n   of bound: each token's rate / (the bandwidth measured before it / its MB), the "
-           "median)\n",
-           quant == QUANT_BF16 ? "" : " as held (8-bit: 34 bytes per 32 weights)");
+    printf(
+        "  (MB per token: every weight once%s, the output head included, plus the K/V rows and DeltaNet "
+        "tables\n   the text has built, at the middle token; read GB/s: measured again before each token, "
+        "the median;\n   of bound: each token's rate / (the bandwidth measured before it / its MB), the "
+        "median;\n   trip ns: the round trip between two cores, measured before each token too, the median: "
+        "high when the\n   cores sit on different chips, and then the memory reads faster but every "
+        "handover between them is slow)\n",
+        quant == QUANT_BF16 ? "" : " as held (8-bit: 34 bytes per 32 weights)");
     printf("  logits after %d tokens decoded after the %d-token prompt: sum of |x| %.9e, argmax %d\n",
            TORCH_DECODE, dec[0].after, dec[0].check[TORCH_DECODE - 1].sum_abs,
            dec[0].check[TORCH_DECODE - 1].argmax);

@@ -1,7 +1,10 @@
-/* machine.c — the read bandwidth and the multiply-add peak (see machine.h). */
+/* machine.c — the read bandwidth, the multiply-add peaks and the round trip between
+ * two cores (see machine.h). */
 #include "machine.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <stdint.h>
 
@@ -224,3 +227,57 @@ double machine_int8_peak(int tries) {
     return 0; /* no VNNI: the 8-bit kernels run other instructions, with no such peak */
 }
 #endif
+
+/* ---- the round trip between two cores -----------------------------------------------
+ * Two threads take turns on one counter: the caller writes an odd number and waits for
+ * the next even one, a second thread waits for the odd one and writes the next. Each
+ * turn moves the counter's cache line from one core to the other and back. The second
+ * thread gives up at TRIP_LIMIT, so a run that the system keeps pausing ends too. */
+#define TRIP_ROUNDS 2000
+#define TRIP_LIMIT  0.05 /* seconds */
+
+typedef struct {
+    _Alignas(64) atomic_int turn;
+    atomic_bool stop;
+} Trip;
+
+static void *trip_partner(void *arg) {
+    Trip *t = arg;
+    for (int i = 1; !atomic_load_explicit(&t->stop, memory_order_relaxed);) {
+        if (atomic_load_explicit(&t->turn, memory_order_acquire) == i) {
+            atomic_store_explicit(&t->turn, i + 1, memory_order_release);
+            i += 2;
+        }
+    }
+    return NULL;
+}
+
+static double trip_run(void) {
+    Trip t = {0};
+    atomic_init(&t.turn, 0);
+    atomic_init(&t.stop, false);
+    pthread_t partner;
+    if (pthread_create(&partner, NULL, trip_partner, &t) != 0) return 0;
+    double t0 = now_seconds(), t1 = t0;
+    int done = 0;
+    for (; done < TRIP_ROUNDS; done++) {
+        atomic_store_explicit(&t.turn, 2 * done + 1, memory_order_release);
+        while (atomic_load_explicit(&t.turn, memory_order_acquire) != 2 * done + 2)
+            if ((t1 = now_seconds()) - t0 > TRIP_LIMIT) break;
+        if (t1 - t0 > TRIP_LIMIT) break;
+    }
+    t1 = now_seconds();
+    atomic_store(&t.stop, true);
+    pthread_join(partner, NULL);
+    return done > 0 ? (t1 - t0) / done * 1e9 : 0;
+}
+
+double machine_round_trip_ns(int tries) {
+    if (pool_threads() < 2) return 0; /* one core: no second core to go to */
+    double best = 0;
+    for (int i = 0; i < tries; i++) {
+        double ns = trip_run();
+        if (ns > 0 && (best == 0 || ns < best)) best = ns;
+    }
+    return best;
+}

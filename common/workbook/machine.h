@@ -16,6 +16,10 @@
  *                    threads (enough of them to hide each one's latency), nothing
  *                    read from memory; the best of a few runs. Reading a prompt is
  *                    multiply-adds, so this bounds prefill.
+ *   round trip       how long one cache line takes from one core to another and
+ *                    back. It bounds nothing on its own, but says where the cores
+ *                    sit: a decoded token hands its work between the cores a few
+ *                    hundred times, and what is done on one core meanwhile waits.
  *
  * The peak uses AVX-512 intrinsics where the compiler targets AVX-512, and
  * otherwise a plain loop of fmaf() that the compiler turns into the machine's own
@@ -54,4 +58,11 @@ double median(double *v, int n);
  * no AVX-512 VNNI. Reading a prompt with 8-bit weights is these (qwen/quant.h). */
 double machine_int8_peak(int tries);
 
+/* Nanoseconds for one cache line to go from one core to another and back: two threads
+ * taking turns on one counter, 2000 turns, the fastest of `tries` runs; 0 when
+ * this process has one worker (pool_threads). The pool's workers hand each job and its
+ * numbers over this way, a few hundred times a token. Cores that share a cache do it in
+ * tens of ns; on a processor built of several chips (AMD's chiplets), cores on two
+ * different chips take several times longer. */
+double machine_round_trip_ns(int tries);
 #endif
