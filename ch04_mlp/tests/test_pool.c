@@ -1,6 +1,7 @@
 /* test_pool — the worker threads the kernels share their work through
  * (common/kernels/pool.h): every task of a job runs exactly once, whatever the number
- * of workers and tasks, job after job; the caller is worker 0 and no worker number
+ * of workers and tasks, job after job, also past the 65535 tasks of one job; the caller
+ * takes them from the front and the others from the back; the caller is worker 0 and no worker number
  * reaches the count; a job started from inside a task runs there, whole; a job of one
  * task or none costs the others nothing; workers the system keeps pausing (two on one
  * CPU) are given up. */
@@ -50,6 +51,74 @@ START_TEST(every_task_once) {
                 ck_assert_msg(!c.bad_worker, "%d workers: a task ran on a worker number out of range",
                               workers);
             }
+    }
+    pool_set_threads(0);
+}
+END_TEST
+
+/* A call of more tasks than one job holds (65535: the claim keeps each end in 16 bits)
+ * runs as several jobs: still every task once. */
+enum { BIG_TASKS = 3 * 65536 + 3 };
+
+typedef struct {
+    _Atomic unsigned char runs[BIG_TASKS];
+    int workers;
+    _Atomic int bad_worker;
+} BigCount;
+
+static void big_task(void *ctx, int64_t task, int worker) {
+    BigCount *c = ctx;
+    atomic_fetch_add(&c->runs[task], 1);
+    if (worker < 0 || worker >= c->workers) atomic_store(&c->bad_worker, 1);
+}
+
+START_TEST(more_tasks_than_a_job_holds) {
+    static BigCount c;
+    const int64_t sizes[] = {65535, 65536, 65537, 2 * 65535 + 1, BIG_TASKS};
+    for (int workers = 2; workers <= 3; workers++) {
+        pool_set_threads(workers);
+        for (size_t s = 0; s < ARRAY_LEN(sizes); s++) {
+            memset(&c, 0, sizeof c);
+            c.workers = workers;
+            pool_run(sizes[s], big_task, &c);
+            for (int64_t t = 0; t < BIG_TASKS; t++)
+                if (c.runs[t] != (t < sizes[s] ? 1 : 0))
+                    ck_abort_msg("%d workers, %lld tasks: task %lld ran %d times", workers,
+                                 (long long)sizes[s], (long long)t, c.runs[t]);
+            ck_assert(!c.bad_worker);
+        }
+    }
+    pool_set_threads(0);
+}
+END_TEST
+
+/* The caller takes the tasks from the front and the others from the back, so that a
+ * worker gets nearly the same tasks job after job: every task the caller ran comes
+ * before every task the other worker ran, however the two met. (If the other worker
+ * took no task, as on a machine too busy to run it, there is nothing to compare.) */
+typedef struct {
+    _Atomic int who[300]; /* the worker that ran each task */
+} Who;
+
+static void who_task(void *ctx, int64_t task, int worker) {
+    atomic_store(&((Who *)ctx)->who[task], worker);
+    volatile double x = 1;
+    for (int i = 0; i < 20000; i++) x = x * 1.000001;
+}
+
+START_TEST(caller_from_the_front_others_from_the_back) {
+    static Who w;
+    pool_set_threads(2);
+    for (int round = 0; round < 20; round++) {
+        pool_run(300, who_task, &w);
+        int last_caller = -1, first_other = 300;
+        for (int t = 0; t < 300; t++)
+            if (w.who[t] == 0)
+                last_caller = t;
+            else if (first_other == 300)
+                first_other = t;
+        ck_assert_msg(last_caller < first_other, "round %d: the caller ran task %d, the other worker task %d",
+                      round, last_caller, first_other);
     }
     pool_set_threads(0);
 }
@@ -143,6 +212,8 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, every_task_once);
     tcase_add_test(tc, nested_job_runs_in_its_task);
     tcase_add_test(tc, uneven_tasks_complete);
+    tcase_add_test(tc, more_tasks_than_a_job_holds);
+    tcase_add_test(tc, caller_from_the_front_others_from_the_back);
     tcase_add_test(tc, paused_workers_are_given_up);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);

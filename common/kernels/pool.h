@@ -10,6 +10,10 @@
  *   - tasks are taken one at a time from a shared counter, so a worker the system has
  *     paused to run another program leaves the remaining tasks to the others instead
  *     of holding them up (a static split, one half per thread, would wait for it);
+ *   - the caller takes them from the front and the other workers from the back, so
+ *     that on an idle machine a worker gets nearly the same tasks job after job, and
+ *     the numbers it wrote for them last time are still in its own cache (pool.c says
+ *     what that is worth);
  *   - a worker with nothing to do spins for a few microseconds — on an idle machine
  *     the next job or the last task comes within that — and then sleeps (a futex
  *     wait), so that it never keeps a core from the worker that still has a task;
