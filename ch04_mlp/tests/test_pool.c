@@ -18,11 +18,12 @@
 #include "workbook/util.h"
 
 enum { MAX_TASKS = 5000 };
+enum { BIG_TASKS = 3 * 65536 + 3 }; /* more than one job holds (65535: pool.c) */
 
 static char self_path[4096]; /* this program, for the test that needs a fresh copy */
 
 typedef struct {
-    _Atomic int runs[MAX_TASKS]; /* how often each task ran */
+    _Atomic unsigned char runs[BIG_TASKS]; /* how often each task ran */
     _Atomic int bad_worker;      /* a worker number outside 0 .. workers − 1 */
     int workers;
 } Count;
@@ -58,29 +59,15 @@ END_TEST
 
 /* A call of more tasks than one job holds (65535: the claim keeps each end in 16 bits)
  * runs as several jobs: still every task once. */
-enum { BIG_TASKS = 3 * 65536 + 3 };
-
-typedef struct {
-    _Atomic unsigned char runs[BIG_TASKS];
-    int workers;
-    _Atomic int bad_worker;
-} BigCount;
-
-static void big_task(void *ctx, int64_t task, int worker) {
-    BigCount *c = ctx;
-    atomic_fetch_add(&c->runs[task], 1);
-    if (worker < 0 || worker >= c->workers) atomic_store(&c->bad_worker, 1);
-}
-
 START_TEST(more_tasks_than_a_job_holds) {
-    static BigCount c;
+    static Count c;
     const int64_t sizes[] = {65535, 65536, 65537, 2 * 65535 + 1, BIG_TASKS};
     for (int workers = 2; workers <= 3; workers++) {
         pool_set_threads(workers);
         for (size_t s = 0; s < ARRAY_LEN(sizes); s++) {
             memset(&c, 0, sizeof c);
             c.workers = workers;
-            pool_run(sizes[s], big_task, &c);
+            pool_run(sizes[s], count_task, &c);
             for (int64_t t = 0; t < BIG_TASKS; t++)
                 if (c.runs[t] != (t < sizes[s] ? 1 : 0))
                     ck_abort_msg("%d workers, %lld tasks: task %lld ran %d times", workers,
