@@ -1,10 +1,10 @@
 /* test_pool — the worker threads the kernels share their work through
  * (common/kernels/pool.h): every task of a job runs exactly once, whatever the number
  * of workers and tasks, job after job, also past the 65535 tasks of one job; the caller
- * takes them from the front and the others from the back; the caller is worker 0 and no worker number
- * reaches the count; a job started from inside a task runs there, whole; a job of one
- * task or none costs the others nothing; workers the system keeps pausing (two on one
- * CPU) are given up. */
+ * takes them from the front and the others from the back; pool_cut's tasks cover a
+ * job's units once; the caller is worker 0 and no worker number reaches the count; a
+ * job started from inside a task runs there, whole; a job of one task or none costs the
+ * others nothing; workers the system keeps pausing (two on one CPU) are given up. */
 #include <check.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -111,6 +111,42 @@ START_TEST(caller_from_the_front_others_from_the_back) {
 }
 END_TEST
 
+/* pool_cut: the tasks cover the units once, in order, none longer than per, those of the
+ * middle no longer than small, and the middle lies around where the ends should meet. */
+START_TEST(cut_covers_every_unit_once) {
+    const int64_t units_list[] = {0, 1, 5, 16, 63, 64, 100, 1000, 1023};
+    const int64_t per_list[] = {4, 8, 16, 64}, small_list[] = {0, 4, 8, 16};
+    for (size_t u = 0; u < ARRAY_LEN(units_list); u++)
+        for (size_t p = 0; p < ARRAY_LEN(per_list); p++)
+            for (size_t m = 0; m < ARRAY_LEN(small_list); m++)
+                for (int where = 0; where < 4; where++) {
+                    int64_t units = units_list[u], per = per_list[p], small = small_list[m];
+                    int64_t middle = where == 0   ? 0
+                                     : where == 1 ? units / 2
+                                     : where == 2 ? units - 1
+                                                  : units + 5;
+                    PoolCut c = pool_cut(units, per, small, middle);
+                    int64_t next = 0, n = pool_cut_tasks(&c);
+                    for (int64_t t = 0; t < n; t++) {
+                        int64_t first, last;
+                        pool_cut_range(&c, t, &first, &last);
+                        bool in_middle = first >= c.mid0 && last <= c.mid1;
+                        ck_assert_msg(first == next && last > first && last - first <= per &&
+                                          (!in_middle || last - first <= small),
+                                      "units %lld per %lld small %lld middle %lld: task %lld is %lld .. %lld",
+                                      (long long)units, (long long)per, (long long)small, (long long)middle,
+                                      (long long)t, (long long)first, (long long)last);
+                        next = last;
+                    }
+                    ck_assert_int_eq(next, units);
+                    bool has_middle = small > 0 && small < per && units >= 4 * per;
+                    ck_assert(has_middle == (c.mid1 > c.mid0));
+                    if (has_middle && middle >= per && middle + per <= units)
+                        ck_assert(c.mid0 % per == 0 && c.mid0 <= middle && middle < c.mid1);
+                }
+}
+END_TEST
+
 /* A task that starts a job of its own: the inner job runs on that worker, whole. */
 typedef struct {
     Count inner[8];
@@ -201,6 +237,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, uneven_tasks_complete);
     tcase_add_test(tc, more_tasks_than_a_job_holds);
     tcase_add_test(tc, caller_from_the_front_others_from_the_back);
+    tcase_add_test(tc, cut_covers_every_unit_once);
     tcase_add_test(tc, paused_workers_are_given_up);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);

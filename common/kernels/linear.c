@@ -275,7 +275,8 @@ static const Tiles *tiles_for(DType dt, int portable) {
 
 /* Both paths walk W the same way. The rows are cut into tasks of about TASK_BYTES of
  * weights each (at most a worker's share of them, so that a small W is shared too),
- * which the workers take one at a time (kernels/pool.h). A stack of matrices of one
+ * which the workers take one at a time (kernels/pool.h), from the two ends; for one
+ * token, the tasks where the two ends meet are a quarter of that (pool_cut). A stack of matrices of one
  * input (linear_stack) is one job: each matrix cut into tasks of its own, the share
  * counted over all their rows. A task cuts its rows into `parts` equal parts and goes
  * through all of them at once: tile j takes row j of every part (its rows lie
@@ -312,7 +313,7 @@ typedef struct {
     const Tensor *w[LINEAR_MAX_STACK];
     const Tiles *k[LINEAR_MAX_STACK]; /* the tiles for each W's dtype */
     float *y[LINEAR_MAX_STACK];
-    int64_t rows_per_task[LINEAR_MAX_STACK]; /* a multiple of parts */
+    PoolCut cut[LINEAR_MAX_STACK]; /* each W's rows in tasks of a multiple of parts (kernels/pool.h) */
     int64_t first_task[LINEAR_MAX_STACK + 1];
     bool pack[LINEAR_MAX_STACK];
 } Walk;
@@ -408,8 +409,8 @@ static void walk_task(void *ctx, int64_t task, int worker) {
     const char *data = w->data;
     int64_t row_bytes = in * dtype_size(w->dtype);
     int parts = wk->parts;
-    int64_t first = (task - wk->first_task[i]) * wk->rows_per_task[i];
-    int64_t last = first + wk->rows_per_task[i] < out ? first + wk->rows_per_task[i] : out;
+    int64_t first, last;
+    pool_cut_range(&wk->cut[i], task - wk->first_task[i], &first, &last);
     int64_t part = (last - first) / parts; /* rows per part */
     for (int64_t j = 0; j < part; j++) {
         const char *rows = data + (first + j) * row_bytes; /* row j of the first part */
@@ -447,6 +448,9 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
         rows_in_all += w[i]->shape[0];
     }
     int64_t share = (rows_in_all + pool_threads() - 1) / pool_threads();
+    /* One token: where the workers' two ends are expected to meet, the middle row of the
+     * stack, is cut into tasks of a quarter (pool_cut). */
+    int64_t middle = T == 1 ? rows_in_all / 2 : -1, before = 0;
     for (int i = 0; i < n; i++) {
         int64_t out = w[i]->shape[0], row_bytes = w[i]->shape[1] * dtype_size(w[i]->dtype);
         int64_t rows = TASK_BYTES / row_bytes;
@@ -456,8 +460,11 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
         wk.k[i] = tiles_for(w[i]->dtype, portable);
         wk.y[i] = y[i];
         wk.pack[i] = T >= PACK_MIN_TOKENS && w[i]->dtype != DTYPE_F32;
-        wk.rows_per_task[i] = rows > wk.parts ? rows : wk.parts;
-        wk.first_task[i + 1] = wk.first_task[i] + (out + wk.rows_per_task[i] - 1) / wk.rows_per_task[i];
+        if (rows < wk.parts) rows = wk.parts;
+        bool meet = middle >= before && middle < before + out;
+        wk.cut[i] = pool_cut(out, rows, meet ? rows / 4 / wk.parts * wk.parts : 0, middle - before);
+        wk.first_task[i + 1] = wk.first_task[i] + pool_cut_tasks(&wk.cut[i]);
+        before += out;
     }
     pool_run(wk.first_task[n], walk_task, &wk);
 }

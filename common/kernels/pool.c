@@ -396,3 +396,41 @@ void pool_run(int64_t n_tasks, PoolTask *fn, void *ctx) {
     for (int64_t base = 0; base < n_tasks; base += JOB_TASKS)
         run_job(base, n_tasks - base < JOB_TASKS ? n_tasks - base : JOB_TASKS, fn, ctx);
 }
+
+/* ---- cutting a job for the two ends ------------------------------------------------ */
+
+PoolCut pool_cut(int64_t units, int64_t per, int64_t small, int64_t middle) {
+    PoolCut c = {units, per, small, 0, 0}; /* no middle: every task of per units */
+    if (small <= 0 || small >= per || units < 4 * per) return c;
+    int64_t m0 = middle - per < 0 ? 0 : (middle - per) / per * per;
+    c.mid0 = m0;
+    c.mid1 = m0 + 2 * per < units ? m0 + 2 * per : units;
+    return c;
+}
+
+/* tasks before the middle, in it, after it */
+static void cut_counts(const PoolCut *c, int64_t n[3]) {
+    n[0] = c->mid0 / c->per;
+    n[1] = c->mid1 > c->mid0 ? (c->mid1 - c->mid0 + c->small - 1) / c->small : 0;
+    n[2] = (c->units - c->mid1 + c->per - 1) / c->per;
+}
+
+int64_t pool_cut_tasks(const PoolCut *c) {
+    int64_t n[3];
+    cut_counts(c, n);
+    return n[0] + n[1] + n[2];
+}
+
+void pool_cut_range(const PoolCut *c, int64_t task, int64_t *first, int64_t *last) {
+    int64_t n[3], end;
+    cut_counts(c, n);
+    if (task < n[0]) {
+        *first = task * c->per, end = *first + c->per;
+    } else if (task < n[0] + n[1]) {
+        *first = c->mid0 + (task - n[0]) * c->small, end = *first + c->small;
+        if (end > c->mid1) end = c->mid1;
+    } else {
+        *first = c->mid1 + (task - n[0] - n[1]) * c->per, end = *first + c->per;
+    }
+    *last = end < c->units ? end : c->units;
+}

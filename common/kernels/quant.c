@@ -803,7 +803,8 @@ static void tokens_of(const Tiles *k, const Job *j, int64_t b0, int64_t bstep, i
  *
  *   one token:  tasks of about TASK_BYTES of W (as kernels/linear.c), as many as make
  *               whole rounds of the workers, so that on an idle machine none of them
- *               waits at the end for another's last task. A task cuts its blocks into
+ *               waits at the end for another's last task; a quarter of that around the
+ *               middle of W, where the workers' two ends meet (pool_cut). A task cuts its blocks into
  *               DEC_BLOCKS equal parts and goes through them side by side: tile i takes
  *               block i of every part, so that each part is read front to back as one
  *               long stream; the blocks left over go one at a time;
@@ -819,7 +820,8 @@ static void tokens_of(const Tiles *k, const Job *j, int64_t b0, int64_t bstep, i
 typedef struct {
     const Tiles *k;
     Job job;
-    int64_t blocks_per_task; /* one token: a multiple of DEC_BLOCKS; T tokens: PRE_BLOCKS */
+    PoolCut cut;             /* one token: blocks in tasks of whole parts (kernels/pool.h) */
+    int64_t blocks_per_task; /* T tokens: PRE_BLOCKS */
     int64_t block_tasks, tokens_per_task;
 } Walk;
 
@@ -827,8 +829,8 @@ static void decode_task(void *ctx, int64_t task, int worker) {
     (void)worker;
     const Walk *wk = ctx;
     const Tiles *k = wk->k;
-    int64_t blocks = wk->job.w->blocks, first = task * wk->blocks_per_task;
-    int64_t last = first + wk->blocks_per_task < blocks ? first + wk->blocks_per_task : blocks;
+    int64_t first, last;
+    pool_cut_range(&wk->cut, task, &first, &last);
     int64_t part = (last - first) / k->dec_blocks; /* blocks per part */
     for (int64_t i = 0; i < part; i++) k->dec(&wk->job, first + i, part, 0);
     for (int64_t b = first + k->dec_blocks * part; b < last; b++) k->one[1](&wk->job, b, 1, 0);
@@ -861,9 +863,11 @@ void q8_linear_parts_with(const Q8Act *x, const Q8Weights *w, float *const *y, Q
         tasks = (tasks + threads - 1) / threads * threads; /* whole rounds */
         if (tasks < 1) tasks = 1;
         int64_t per = (blocks + tasks - 1) / tasks;
-        per = (per + wk.k->dec_blocks - 1) / wk.k->dec_blocks * wk.k->dec_blocks; /* whole parts */
-        wk.blocks_per_task = per;
-        pool_run((blocks + per - 1) / per, decode_task, &wk);
+        int64_t parts = wk.k->dec_blocks;
+        per = (per + parts - 1) / parts * parts; /* whole parts */
+        int64_t small = per / 4 / parts * parts; /* where the workers meet: a quarter */
+        wk.cut = pool_cut(blocks, per, small < parts ? parts : small, blocks / 2);
+        pool_run(pool_cut_tasks(&wk.cut), decode_task, &wk);
         return;
     }
     wk.blocks_per_task = wk.k->pre_blocks;
