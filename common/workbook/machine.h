@@ -59,8 +59,9 @@ double median(double *v, int n);
 double machine_int8_peak(int tries);
 
 /* Nanoseconds for one cache line to go from one core to another and back: two threads
- * taking turns on one counter, 2000 turns, the fastest of `tries` runs; 0 when
- * this process has one worker (pool_threads). The pool's workers hand each job and its
+ * taking turns on one counter, timed in batches of 16 turns, the fastest batch of
+ * `tries` runs of up to 2000 turns; 0 when this process has one worker (pool_threads)
+ * or the two threads never ran at the same time within 50 ms. The pool's workers hand each job and its
  * numbers over this way, a few hundred times a token. Cores that share a cache do it in
  * tens of ns; on a processor built of several chips (AMD's chiplets), cores on two
  * different chips take several times longer. */
