@@ -276,9 +276,9 @@ static const Tiles *tiles_for(DType dt, int portable) {
 /* Both paths walk W the same way. The rows are cut into tasks of about TASK_BYTES of
  * weights each (at most a worker's share of them, so that a small W is shared too),
  * which the workers take one at a time (kernels/pool.h), from the two ends; for one
- * token, the tasks where the two ends meet are a quarter of that (pool_cut). A stack of matrices of one
- * input (linear_stack) is one job: each matrix cut into tasks of its own, the share
- * counted over all their rows. A task cuts its rows into `parts` equal parts and goes
+ * token, the tasks where the two ends meet are a quarter of that (pool_cut). A stack
+ * of matrices of one input (linear_stack) is one job: each matrix cut into tasks of its
+ * own, the share counted over all their rows. A task cuts its rows into `parts` equal parts and goes
  * through all of them at once: tile j takes row j of every part (its rows lie
  * part·row_bytes apart). Each part is then read front to back, one long contiguous
  * stream, which the memory system's prefetcher follows at full speed — tiles of

@@ -411,8 +411,8 @@ static void act_token_portable(Q8Act *a, const float *x, int64_t t) {
  * nearest even, 16 numbers at a time, so the same bits; then the planes as above.
  *
  * stream: write around the cache (non-temporal stores), for a decode step's input.
- * Every core reads it in the projection that follows, so at the step before the other
- * cores read these same lines; a plain store must first take each line back from the
+ * Every core reads it in the projection that follows, so the other cores read these
+ * same lines at the step before; a plain store must first take each line back from the
  * core that holds it, and waits for one line after another. When the two cores of a
  * 2-core machine sit on different chips of the processor, that took ~5 µs for a vector
  * of 1024 numbers, six times the arithmetic, ~0.5 ms of a 17 ms token in all; written
@@ -804,10 +804,11 @@ static void tokens_of(const Tiles *k, const Job *j, int64_t b0, int64_t bstep, i
  *   one token:  tasks of about TASK_BYTES of W (as kernels/linear.c), as many as make
  *               whole rounds of the workers, so that on an idle machine none of them
  *               waits at the end for another's last task; a quarter of that around the
- *               middle of W, where the workers' two ends meet (pool_cut). A task cuts its blocks into
- *               DEC_BLOCKS equal parts and goes through them side by side: tile i takes
- *               block i of every part, so that each part is read front to back as one
- *               long stream; the blocks left over go one at a time;
+ *               middle of W, where the workers' two ends meet (pool_cut). A task cuts
+ *               its blocks into DEC_BLOCKS equal parts and goes through them side by
+ *               side: tile i takes block i of every part, so that each part is read
+ *               front to back as one long stream; the blocks left over go one at a
+ *               time;
  *   T tokens:   a task is PRE_BLOCKS neighbouring blocks (their integers stay in the
  *               core's cache while the tokens pass by) times a range of tokens: all of
  *               them, or, when there are too few blocks to keep every worker busy
