@@ -87,10 +87,16 @@ typedef struct {
     _Atomic int who[300]; /* the worker that ran each task */
 } Who;
 
-static void who_task(void *ctx, int64_t task, int worker) {
-    atomic_store(&((Who *)ctx)->who[task], worker);
+/* A few tens of microseconds of arithmetic: a task long enough for both workers to
+ * take part. */
+static void spend_time(void) {
     volatile double x = 1;
     for (int i = 0; i < 20000; i++) x = x * 1.000001;
+}
+
+static void who_task(void *ctx, int64_t task, int worker) {
+    atomic_store(&((Who *)ctx)->who[task], worker);
+    spend_time();
 }
 
 START_TEST(caller_from_the_front_others_from_the_back) {
@@ -177,8 +183,7 @@ END_TEST
  * still completes, every task once (the tasks are taken, not assigned). */
 static void slow_task(void *ctx, int64_t task, int worker) {
     count_task(ctx, task, worker);
-    volatile double x = 1;
-    for (int i = 0; i < 20000; i++) x = x * 1.000001;
+    spend_time();
 }
 
 START_TEST(uneven_tasks_complete) {
