@@ -462,7 +462,7 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
         wk.pack[i] = T >= PACK_MIN_TOKENS && w[i]->dtype != DTYPE_F32;
         if (rows < wk.parts) rows = wk.parts;
         bool meet = middle >= before && middle < before + out;
-        wk.cut[i] = pool_cut(out, rows, meet ? rows / 4 / wk.parts * wk.parts : 0, middle - before);
+        wk.cut[i] = pool_cut(out, rows, wk.parts, meet ? middle - before : -1);
         wk.first_task[i + 1] = wk.first_task[i] + pool_cut_tasks(&wk.cut[i]);
         before += out;
     }

@@ -399,9 +399,11 @@ void pool_run(int64_t n_tasks, PoolTask *fn, void *ctx) {
 
 /* ---- cutting a job for the two ends ------------------------------------------------ */
 
-PoolCut pool_cut(int64_t units, int64_t per, int64_t small, int64_t middle) {
+PoolCut pool_cut(int64_t units, int64_t per, int64_t align, int64_t middle) {
+    int64_t small = per / 4 / align * align;
+    if (small < align) small = align;
     PoolCut c = {units, per, small, 0, 0}; /* no middle: every task of per units */
-    if (small <= 0 || small >= per || units < 4 * per) return c;
+    if (middle < 0 || small >= per || units < 4 * per) return c;
     int64_t m0 = middle - per < 0 ? 0 : (middle - per) / per * per;
     c.mid0 = m0;
     c.mid1 = m0 + 2 * per < units ? m0 + 2 * per : units;

@@ -44,17 +44,19 @@ int pool_workers_in_use(void);
 /* n ≥ 1 workers from now on; 0: the default again. */
 void pool_set_threads(int n);
 
-/* A job cut for the two ends: `units` (rows, blocks) in tasks of `per` units, except
- * the 2 · per around `middle`, where the caller's tasks from the front are expected to
- * meet the others' from the back, in tasks of `small`. The worker that runs out of tasks
- * first then waits for the rest of a short task, not of a long one. No such middle
- * when small is 0 or not below per, or when there are fewer than 4 · per units. */
+/* A job cut for the two ends: `units` (rows, blocks) in tasks of `per` units (a
+ * multiple of `align`), except the 2 · per around `middle`, where the caller's tasks
+ * from the front are expected to meet the others' from the back: those go in tasks of
+ * a quarter of per, rounded down to a multiple of align (at least align). The worker
+ * that runs out of tasks first then waits for the rest of a short task, not of a long
+ * one. No such middle when middle < 0, when a quarter is not shorter than per, or when
+ * there are fewer than 4 · per units. */
 typedef struct {
     int64_t units, per, small;
     int64_t mid0, mid1; /* the small tasks cover units mid0 .. mid1 − 1 (mid0 a multiple of per) */
 } PoolCut;
 
-PoolCut pool_cut(int64_t units, int64_t per, int64_t small, int64_t middle);
+PoolCut pool_cut(int64_t units, int64_t per, int64_t align, int64_t middle);
 /* The cut's tasks. */
 int64_t pool_cut_tasks(const PoolCut *c);
 /* Task `task`'s units first .. last − 1. */

@@ -866,8 +866,7 @@ void q8_linear_parts_with(const Q8Act *x, const Q8Weights *w, float *const *y, Q
         int64_t per = (blocks + tasks - 1) / tasks;
         int64_t parts = wk.k->dec_blocks;
         per = (per + parts - 1) / parts * parts; /* whole parts */
-        int64_t small = per / 4 / parts * parts; /* where the workers meet: a quarter */
-        wk.cut = pool_cut(blocks, per, small < parts ? parts : small, blocks / 2);
+        wk.cut = pool_cut(blocks, per, parts, blocks / 2); /* a quarter where the workers meet */
         pool_run(pool_cut_tasks(&wk.cut), decode_task, &wk);
         return;
     }
