@@ -404,9 +404,9 @@ PoolCut pool_cut(int64_t units, int64_t per, int64_t align, int64_t middle) {
     if (small < align) small = align;
     PoolCut c = {units, per, small, 0, 0}; /* no middle: every task of per units */
     if (middle < 0 || small >= per || units < 4 * per) return c;
-    int64_t m0 = middle - per < 0 ? 0 : (middle - per) / per * per;
-    c.mid0 = m0;
-    c.mid1 = m0 + 2 * per < units ? m0 + 2 * per : units;
+    int64_t m0 = middle - per < 0 ? 0 : (middle - per) / per * per, last = (units - 2 * per) / per * per;
+    c.mid0 = m0 < last ? m0 : last; /* a middle past the end: the last whole 2 · per */
+    c.mid1 = c.mid0 + 2 * per;
     return c;
 }
 
