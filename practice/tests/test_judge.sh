@@ -65,11 +65,11 @@ no_absolute_paths "crash"
 
 start=$(date +%s)
 judge 1 test 231 $sub/231_loop.c
-says "endless loop" "超时：0 / 7 个用例通过" "CPU 时间超过 2 秒（time limit）" "剩下 6 个没有运行"
+says "endless loop" "超时：0 / 7 个用例通过" "CPU 时间超过 3 秒（time limit）" "剩下 6 个没有运行"
 [ $(($(date +%s) - start)) -lt 30 ] && ok "endless loop: ends within 30 s" || fail "endless loop: took $(($(date +%s) - start)) s"
 
 judge 1 test 231 $sub/231_alloc.c
-says "unbounded allocation" "运行错误" "内存超限：用了超过 512 MB（memory limit）"
+says "unbounded allocation" "运行错误" "内存超限：用了超过 256 MB（memory limit）"
 
 judge 1 test 231 $sub/231_oob.c
 says "out of bounds" "运行错误" "越界访问 heap-buffer-overflow" "在 rmsnorm（practice/tests/submissions/231_oob.c:11）" \
