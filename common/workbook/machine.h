@@ -8,7 +8,7 @@
  *   read bandwidth   how many bytes a second the cores can read from memory: one
  *                    pass summing a large array on all threads, as the STREAM
  *                    benchmark does (each thread reading its share as a few streams
- *                    at once, which is what draws the most from memory); the best of
+ *                    at once, in the ways that draw the most from memory); the best of
  *                    a few passes. A forward pass over one token reads every weight
  *                    once, so this bounds decoding.
  *   FMA peak         how many float32 multiply-adds a second the cores can do at
@@ -32,13 +32,13 @@
 
 #include <stddef.h>
 
-/* Seconds of one pass that reads the n regions (region i: bytes[i] bytes at
- * data[i], 2-byte aligned), summing them as 16-bit numbers on all threads, each
- * thread its share of every region, as 4 streams. The regions may be a pool allocated for the
- * purpose or the very memory a benchmark reads (a model's mapped weights). */
-double machine_read_seconds(const void *const *data, const size_t *bytes, int n);
-
-/* GB/s of the fastest of `tries` such passes. */
+/* GB/s of the fastest of `tries` rounds of passes that read the n regions (region i:
+ * bytes[i] bytes at data[i], 2-byte aligned), summing them as 16-bit numbers on all
+ * threads, each thread its share of every region as a few streams; each round makes
+ * one pass in each of the ways machine.c tries (streams the core's prefetcher follows
+ * alone, and fewer streams with lines asked for ahead). The regions may be a pool
+ * allocated for the purpose or the very memory a benchmark reads (a model's mapped
+ * weights). */
 double machine_read_bandwidth(const void *const *data, const size_t *bytes, int n, int tries);
 
 /* GFLOP/s of the fastest of `tries` runs of the multiply-add loop (a few ms each). */
