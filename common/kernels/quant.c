@@ -38,8 +38,15 @@
  *                        each group, every stream stepped back by 8 lines once a group,
  *                        and one core read W at 22 GB/s where the bandwidth yardstick's
  *                        plain loop (workbook/machine.c) read the same bytes at 30; in
- *                        order, at 29.5–30.5 (asking for lines ahead by hand had won back
- *                        a little of it; in order it adds nothing, so it is not done).
+ *                        order, at 29.5–30.5. On some machines the prefetcher alone
+ *                        runs four streams too slowly, so the tile also asks for the
+ *                        line DEC_AHEAD bytes ahead in each stream at every step (a
+ *                        prefetch instruction; it changes no number, and asks only for
+ *                        lines the tile reads anyway): measured on an AMD EPYC under
+ *                        KVM with the two cores on different chips, a token of the
+ *                        whole 8-bit model took ~14.3 ms instead of ~16 (tokens
+ *                        alternating in one process; 512 bytes ahead gained nothing,
+ *                        1536 or 2048 less than 1024).
  *   T tokens (prefill):  tiles of 3 blocks × 4 tokens: 12 integer sums per group step
  *                        for 3 weight loads and 4 broadcasts; 12 integer and 12 float
  *                        sums, 3 weight vectors and 3 of scales fill 30 of the 32
@@ -85,6 +92,7 @@
 #define SCALE_BYTES   (2 * Q8_BLOCK_ROWS * 2)         /* a pair's 32 fp16 scales: one line */
 #define PAIR_BYTES    (SCALE_BYTES + 2 * GROUP_BYTES) /* two groups and their scales: 1088 */
 #define DEC_BLOCKS    4                               /* blocks per tile, one token */
+#define DEC_AHEAD     1024                            /* bytes ahead a decode tile asks for, per stream */
 #define PRE_BLOCKS    3                               /* blocks per tile, several tokens */
 #define PRE_TOKENS    4                               /* tokens per tile */
 #define MAX_BLOCKS    (PRE_BLOCKS > DEC_BLOCKS ? PRE_BLOCKS : DEC_BLOCKS)
@@ -158,9 +166,11 @@ static void packed_alloc(Q8Weights *p, const int64_t *outs, int n, int64_t in) {
     uint64_t bytes = q8_stack_bytes(outs, n, in);
     if (bytes > SIZE_MAX)
         die("q8_pack: %lld rows of %lld are too many to pack", (long long)p->out, (long long)in);
-    p->data = xaligned_alloc((size_t)bytes);
+    /* DEC_AHEAD bytes more: a decode tile asks for lines up to that far past its last
+     * block, and every address it asks for lies inside W's memory */
+    p->data = xaligned_alloc((size_t)bytes + DEC_AHEAD);
     advise_huge_pages(p->data, bytes);
-    memset(p->data, 0, bytes); /* the unused half of an odd last pair stays zero */
+    memset(p->data, 0, bytes + DEC_AHEAD); /* the unused half of an odd last pair stays zero */
 }
 
 /* The row in lane `slot` % 16 of block `slot` / 16 (q: [in], scale: [groups]; NULL for a
@@ -551,6 +561,14 @@ static inline int32_t load_i32(const int8_t *p) {
 }
 
 #if HAVE_AVX512
+/* One token: asks for the lines DEC_AHEAD bytes ahead of step s of group g in each of
+ * the R streams (see "one token" at the top). */
+static inline ALWAYS_INLINE void ask_ahead(const uint8_t *const *wb, int R, int64_t g, int s) {
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++)
+        _mm_prefetch((const char *)group_q(wb[r], g) + s * STEP_BYTES + DEC_AHEAD, _MM_HINT_T0);
+}
+
 static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t bstep, int64_t t0, int R,
                                              int C, int P) {
     int64_t groups = j->w->groups;
@@ -582,6 +600,7 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
                 hi[r] = _mm512_set1_epi32(xc[g]), lo[r] = _mm512_set1_epi32(xc[groups + g]);
 #pragma GCC unroll 8
             for (int s = 0; s < STEPS; s++) {
+                ask_ahead(wb, R, g, s);
                 __m512i vh = _mm512_set1_epi32(load_i32(xh + s * 4)),
                         vl = _mm512_set1_epi32(load_i32(xl + s * 4));
 #pragma GCC unroll 8
@@ -608,6 +627,7 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
                 }
 #pragma GCC unroll 8
                 for (int s = 0; s < STEPS; s++) {
+                    if (C == 1) ask_ahead(wb, R, g, s);
                     __m512i wv[MAX_BLOCKS];
 #pragma GCC unroll 8
                     for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
