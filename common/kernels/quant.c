@@ -42,7 +42,7 @@
  *                        runs four streams too slowly, so the tile also asks for the
  *                        line DEC_AHEAD bytes ahead in each stream at every step (a
  *                        prefetch instruction; it changes no number, and asks only for
- *                        lines the tile reads anyway): measured on an AMD EPYC under
+ *                        lines of W's own memory): measured on an AMD EPYC under
  *                        KVM with the two cores on different chips, a token of the
  *                        whole 8-bit model took ~14.3 ms instead of ~16 (tokens
  *                        alternating in one process; 512 bytes ahead gained nothing,
