@@ -282,7 +282,7 @@ END_TEST
 /* Row t of linear_batch equals linear() on token t bit for bit: each output is summed
  * by the same steps in the same order whatever tile it falls in — also when the rows
  * are widened into a panel block by block and the running sums wait between the blocks
- * (from 12 tokens on): rows of 9000 are 3 blocks of 4096, the last one partial, and 300
+ * (from 12 tokens on): rows of 9000 are 9 blocks of 1024, the last one partial, and 300
  * tokens are 2 chunks of 256 sums. Tolerance: none. */
 START_TEST(test_batch_row_equals_one_token) {
     const int64_t T_list[] = {2, 3, 5, 139, 300}, shapes[][2] = {{21, 45}, {50, 9000}};

@@ -56,9 +56,9 @@
 #define TOKENS          4   /* tokens per batched tile */
 #define STREAMS         4   /* rows per tile for one token */
 #define PACK_MIN_TOKENS 12  /* from this many tokens on, a tile's rows are widened once (packed_rows) */
-#define KBLOCK          4096 /* ... up to this many positions at a time (the whole row, in this model) */
+#define KBLOCK          1024 /* ... up to this many positions at a time (packed_rows) */
 #define TOKEN_CHUNK     256 /* tokens whose running sums a packed task keeps (in acc, on the stack) */
-/* A panel row every 528 floats, so that the rows fall into different cache sets. */
+/* A panel row every KBLOCK + 16 floats, so that the rows fall into different cache sets. */
 #define PANEL_STRIDE (KBLOCK + LANES)
 
 #define ALWAYS_INLINE __attribute__((always_inline))
@@ -295,12 +295,17 @@ static const Tiles *tiles_for(DType dt, int portable) {
  * stack, and every tile over the tokens reads the panel instead (packed_rows). The
  * products are the same (widening is exact), but the widening instructions, which
  * compete with the multiply-adds for the same execution units, then run once per row
- * instead of once per TOKENS tokens. The panel (6 rows of up to 3584 numbers here) and
- * the tokens' rows sit in the core's second-level cache, which keeps up with the
- * multiply-adds. Rows longer than KBLOCK are cut into blocks of KBLOCK positions, the
- * running sums kept from one block to the next; cutting this model's rows too, into
- * blocks of 512 that fit the first-level cache, measured 3-8% slower: every block
- * loads and stores the 24 running sums of every token group once more. */
+ * instead of once per TOKENS tokens. Rows longer than KBLOCK are cut into blocks of
+ * KBLOCK positions, the running sums kept from one block to the next (every block
+ * loads and stores the 24 running sums of every token group once more). A block's
+ * panel (6 × 1024 numbers, 24 KB) then stays in the core's first-level cache while the
+ * tokens' rows stream by from the second: with whole rows, the panel of down_proj
+ * (6 × 3584) sat in the second-level cache too, and on a core with two 512-bit
+ * multiply-add units (AMD Zen 5) that cache could not feed both it and the tokens
+ * (down_proj at ~51% of the peak against ~75% for rows of 1024). Measured on the whole
+ * model, alternating in one process: 139- and 512-token prompts 7-8% faster with
+ * blocks of 1024 than with whole rows, blocks of 512 in between. On a core with half
+ * the multiply-add rate (Zen 4) blocks of 512 had measured 3-8% slower than whole rows. */
 #define TASK_BYTES (256 << 10)
 
 /* One call: a stack of n matrices of the same input, matrix i's tasks numbered
