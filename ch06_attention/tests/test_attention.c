@@ -696,6 +696,52 @@ START_TEST(test_attend_fast_vs_double) {
 }
 END_TEST
 
+/* attend_tokens_fast gives B consecutive tokens the bits of B calls of
+ * attend_group_fast, scores and mix alike: blocks that start at position 0 and far from
+ * it, with tokens that end inside, at the edge of and beyond a block of keys (30) and a
+ * chunk of values (128), G = 4 (one tile of queries) and 5 (a tile of 1 more), d = 256
+ * and 40 (a short last vector). Tolerance: none. A token that skipped a block of keys,
+ * read one position too many or too few, or took an earlier chunk's sums from another
+ * token would differ. */
+START_TEST(test_attend_tokens_as_one_by_one) {
+    const int cases[][4] = {/* G, d, pos0, B */ {4, 256, 0, 16},
+                            {4, 256, 25, 9},
+                            {4, 256, 120, 16},
+                            {5, 40, 127, 3},
+                            {4, 256, 240, 1},
+                            {5, 40, 0, 31},
+                            {4, 256, 290, 16}};
+    unsigned seed = 11;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int G = cases[c][0], d = cases[c][1], pos0 = cases[c][2], B = cases[c][3];
+        int n = pos0 + B, P = n + 5, stride = G * d + 8; /* a token's heads, then room */
+        float *q = xmalloc(sizeof(float) * (size_t)B * stride), *K = xmalloc(sizeof(float) * (size_t)n * d),
+              *V = xmalloc(sizeof(float) * (size_t)n * d);
+        float *score = xcalloc((size_t)B * G * P, sizeof(float)),
+              *o = xcalloc((size_t)B * stride, sizeof(float));
+        float *score1 = xcalloc((size_t)G * P, sizeof(float)), *o1 = xcalloc((size_t)G * d, sizeof(float));
+        for (int i = 0; i < B * stride; i++) q[i] = 2.0f * uniform(&seed);
+        for (int i = 0; i < n * d; i++) K[i] = 2.0f * uniform(&seed), V[i] = uniform(&seed);
+        float scale = 1.0f / sqrtf((float)d);
+        attend_tokens_fast(q, stride, B, G, K, V, pos0, d, scale, score, P, o, stride);
+        for (int b = 0; b < B; b++) {
+            attend_group_fast(q + (size_t)b * stride, G, K, V, pos0 + b, d, scale, score1, P, o1);
+            for (int g = 0; g < G; g++)
+                ck_assert_msg(memcmp(score + ((size_t)b * G + g) * P, score1 + (size_t)g * P,
+                                     sizeof(float) * (size_t)(pos0 + b + 1)) == 0,
+                              "G %d d %d pos0 %d B %d: token %d head %d, weights differ", G, d, pos0, B, b,
+                              g);
+            ck_assert_msg(memcmp(o + (size_t)b * stride, o1, sizeof(float) * (size_t)G * d) == 0,
+                          "G %d d %d pos0 %d B %d: token %d, mix differs", G, d, pos0, B, b);
+        }
+        printf(
+            "OK   attend_tokens_fast, %d tokens from position %d, %d heads of %d: the bits of one by one\n",
+            B, pos0, G, d);
+        free(q), free(K), free(V), free(score), free(o), free(score1), free(o1);
+    }
+}
+END_TEST
+
 /* The output gate's fast form, x / (1 + e^−g) with the vectorized e^x, against
  * x · σ(g) in double for g over [-80, 100] (below −87 e^−g leaves float32's range):
  * within 2e-7 relative, a few float32 steps; far out it lets x through whole or (to
@@ -739,6 +785,7 @@ int main(void) {
     tcase_add_test(tc, test_softmax_large_scores);
     tcase_add_test(tc, test_sigmoid_gate_vec);
     tcase_add_test(tc, test_attend_fast_vs_double);
+    tcase_add_test(tc, test_attend_tokens_as_one_by_one);
     tcase_add_test(tc, test_checkpoint_q_proj_without_gate);
     tcase_add_test(tc, test_checkpoint_head_split_mismatch);
     suite_add_tcase(s, tc);

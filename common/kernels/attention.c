@@ -20,6 +20,14 @@
  *           row, a pattern the core's own prefetcher follows too slowly (measured on
  *           a 2048-position head: 11 GB/s without, 19 with).
  *
+ * A prompt's tokens come in blocks (attend_tokens_fast): the tokens of a block read
+ * the same keys and values up to their own positions, so the scores take the keys
+ * KEY_BLOCK rows at a time and every token of the block that reads them goes over
+ * them while they are in the first-level cache, and the mix takes the values a chunk
+ * at a time the same way. Done token by token, a 2048-token prompt read every key and
+ * value row once per token that follows it, 2 MB a head at the end, from a cache
+ * further out.
+ *
  * Every sum runs over j = 0, 1, ..., pos in that order and over the dims in fixed
  * lanes, whatever else the call computes, so a token's output does not depend on how
  * many tokens the pass holds: decoding one token gives the bits of the full pass.
@@ -43,6 +51,7 @@
 #define MIX_VECS      6   /* 16-dim vectors of values per mix tile: 4 × 6 sums + 6 values in registers */
 #define MIX_CHUNK     128 /* positions per chunk of the mix: 128 values of a head, 128 KB at most */
 #define PREFETCH      8   /* rows ahead the mix asks for (4 and 16 were slower) */
+#define KEY_BLOCK     30  /* keys per block of the scores: 5 tiles of 6, 30 KB of 256-dim keys */
 
 #if ATTN_AVX512
 
@@ -112,30 +121,32 @@ static void mix_block(const float *p, int64_t p_stride, const float *V, int64_t 
     }
 }
 
-/* o[g] = Σ_{j < n} p[g][j] v_j for G heads of d dims, the rows v_j d floats apart:
- * tiles of up to 4 heads × 96 dims. */
-static void mix(const float *p, int G, int64_t p_stride, const float *V, int n, int d, float *o) {
+/* One chunk of the mix, positions j0 .. j0 + len − 1 of o[g] = Σ_j p[g][j] v_j for G
+ * heads of d dims (the rows v_j d floats apart; `rows` of them from j0 on): tiles of up
+ * to 4 heads × 96 dims, the sums of an earlier chunk taken on from o. ask: the first dim
+ * tile asks for the rows ahead (the first token to read this chunk). */
+static void mix_chunk(const float *p, int G, int64_t p_stride, const float *V, int j0, int len, int rows,
+                      int d, float *o, bool ask) {
     int row_lines = (int)(((int64_t)d * (int64_t)sizeof(float) + 63) / 64);
     for (int g = 0; g < G; g += QUERIES) {
         int R = G - g < QUERIES ? G - g : QUERIES;
-        for (int j0 = 0; j0 < n; j0 += MIX_CHUNK) {
-            int len = n - j0 < MIX_CHUNK ? n - j0 : MIX_CHUNK;
-            for (int i = 0; i < d; i += 16 * MIX_VECS) {
-                int width = d - i < 16 * MIX_VECS ? d - i : 16 * MIX_VECS;
-                int NV = (width + 15) / 16, tail = width - 16 * (NV - 1);
-                __mmask16 last = (__mmask16)((1u << tail) - 1);
-                mix_block(p + g * p_stride + j0, p_stride, V + (int64_t)j0 * d + i, d, len, n - j0,
-                          i == 0 ? row_lines : 0, last, o + (int64_t)g * d + i, d, j0 > 0, R, NV);
-            }
+        for (int i = 0; i < d; i += 16 * MIX_VECS) {
+            int width = d - i < 16 * MIX_VECS ? d - i : 16 * MIX_VECS;
+            int NV = (width + 15) / 16, tail = width - 16 * (NV - 1);
+            __mmask16 last = (__mmask16)((1u << tail) - 1);
+            mix_block(p + g * p_stride + j0, p_stride, V + (int64_t)j0 * d + i, d, len, rows,
+                      ask && i == 0 ? row_lines : 0, last, o + (int64_t)g * d + i, d, j0 > 0, R, NV);
         }
     }
 }
 
 #else /* portable: the readable loop's order, which the compiler vectorizes over the dims */
 
-static void mix(const float *p, int G, int64_t p_stride, const float *V, int n, int d, float *o) {
-    memset(o, 0, sizeof(float) * (size_t)G * (size_t)d);
-    for (int j = 0; j < n; j++) {
+static void mix_chunk(const float *p, int G, int64_t p_stride, const float *V, int j0, int len, int rows,
+                      int d, float *o, bool ask) {
+    (void)rows, (void)ask;
+    if (j0 == 0) memset(o, 0, sizeof(float) * (size_t)G * (size_t)d);
+    for (int j = j0; j < j0 + len; j++) {
         const float *restrict vj = V + (int64_t)j * d;
         for (int g = 0; g < G; g++) {
             const float pj = p[g * p_stride + j];
@@ -148,21 +159,45 @@ static void mix(const float *p, int G, int64_t p_stride, const float *V, int n, 
 
 #endif /* ATTN_AVX512 */
 
+void attend_tokens_fast(const float *q, int64_t q_stride, int B, int G, const float *K, const float *V,
+                        int pos0, int d, float scale, float *restrict score, int P, float *restrict o,
+                        int64_t o_stride) {
+    int64_t per_token = (int64_t)G * P; /* token b's scores: score + b · per_token, [G, P] */
+    int n_all = pos0 + B;               /* the last token reads positions 0 .. pos0 + B − 1 */
+    /* 4. s[g][j] = q_g · k_j, a block of keys at a time for every token that reads it
+     *    (token b reads n = pos0 + b + 1 positions), then / sqrt(d) */
+    for (int j0 = 0; j0 < n_all; j0 += KEY_BLOCK)
+        for (int b = 0; b < B; b++) {
+            int n = pos0 + b + 1;
+            if (j0 >= n) continue;
+            int len = n - j0 < KEY_BLOCK ? n - j0 : KEY_BLOCK;
+            for (int g = 0; g < G; g += QUERIES) {
+                int C = G - g < QUERIES ? G - g : QUERIES;
+                dot_rows(q + b * q_stride + (int64_t)g * d, C, K + (int64_t)j0 * d, d, len, d,
+                         score + b * per_token + (int64_t)g * P + j0, P);
+            }
+        }
+    for (int b = 0; b < B; b++)
+        for (int g = 0; g < G; g++) {
+            int n = pos0 + b + 1;
+            float *sg = score + b * per_token + (int64_t)g * P;
+#pragma omp simd
+            for (int j = 0; j < n; j++) sg[j] *= scale;
+            /* 5. p = softmax(s) in place */
+            softmax_vec(sg, n);
+        }
+    /* 6. o = Σ_j p_j v_j, a chunk of values at a time for every token that reads it */
+    for (int j0 = 0; j0 < n_all; j0 += MIX_CHUNK)
+        for (int b = 0; b < B; b++) {
+            int n = pos0 + b + 1;
+            if (j0 >= n) continue;
+            int len = n - j0 < MIX_CHUNK ? n - j0 : MIX_CHUNK;
+            bool first_reader = b == 0 || j0 >= pos0 + b; /* no earlier token of the block read it */
+            mix_chunk(score + b * per_token, G, P, V, j0, len, n - j0, d, o + b * o_stride, first_reader);
+        }
+}
+
 void attend_group_fast(const float *q, int G, const float *K, const float *V, int pos, int d, float scale,
                        float *restrict score, int P, float *restrict o) {
-    int n = pos + 1; /* positions 0 .. pos: causal */
-    /* 4. s[g][j] = q_g · k_j, the keys read once for up to 4 heads, then / sqrt(d) */
-    for (int g = 0; g < G; g += QUERIES) {
-        int C = G - g < QUERIES ? G - g : QUERIES;
-        dot_rows(q + (int64_t)g * d, C, K, d, n, d, score + (int64_t)g * P, P);
-    }
-    for (int g = 0; g < G; g++) {
-        float *sg = score + (int64_t)g * P;
-#pragma omp simd
-        for (int j = 0; j < n; j++) sg[j] *= scale;
-        /* 5. p = softmax(s) in place */
-        softmax_vec(sg, n);
-    }
-    /* 6. o = Σ_j p_j v_j */
-    mix(score, G, P, V, n, d, o);
+    attend_tokens_fast(q, 0, 1, G, K, V, pos, d, scale, score, P, o, 0);
 }

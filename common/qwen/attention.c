@@ -15,6 +15,9 @@
 enum {
     KV_START = 16,     /* rows a KV cache starts with, then doubles */
     SCORES_START = 64, /* scores a thread's rows start with, then double */
+    /* new tokens of one KV head per task of the fast path: each block of keys and values
+     * is read once for all of them (kernels/attention.c) */
+    ATTN_TOKEN_BLOCK = 16,
 };
 
 void attn_dims(AttnDims *d, const Config *c) {
@@ -208,9 +211,10 @@ void attn_acts_init(AttnActs *a, const AttnDims *d, int cap) {
 }
 
 /* The floats of every thread's rows of scores, for passes that read up to `positions`
- * positions: a GQA group's rows per thread (reserve_scores). */
+ * positions: a GQA group's rows for a block of tokens per thread (reserve_scores). */
 static uint64_t score_floats(const AttnDims *d, int threads, int64_t positions) {
-    return size_mul((uint64_t)threads, (uint64_t)grow_capacity(SCORES_START, positions * d->group));
+    return size_mul((uint64_t)threads,
+                    (uint64_t)grow_capacity(SCORES_START, positions * d->group * ATTN_TOKEN_BLOCK));
 }
 
 uint64_t attn_acts_bytes(const AttnDims *d, int64_t cap, int64_t positions) {
@@ -232,11 +236,11 @@ void attn_acts_free(AttnActs *a) {
     *a = (AttnActs){0};
 }
 
-/* Room for every thread's rows of scores, a GQA group's worth each (grows with the
+/* Room for every thread's rows of scores, a GQA group's for a block of T tokens each (grows with the
  * context, kept between calls). */
-static void reserve_scores(AttnActs *a, const AttnDims *d, int P) {
+static void reserve_scores(AttnActs *a, const AttnDims *d, int P, int T) {
     int threads = pool_threads();
-    int64_t need = (int64_t)P * d->group;
+    int64_t need = (int64_t)P * d->group * (T < ATTN_TOKEN_BLOCK ? T : ATTN_TOKEN_BLOCK);
     if (need <= a->score_floats && threads <= a->score_threads) return;
     free(a->scores);
     a->score_floats = grow_capacity(a->score_floats ? a->score_floats : SCORES_START, need);
@@ -244,7 +248,8 @@ static void reserve_scores(AttnActs *a, const AttnDims *d, int P) {
     a->scores = xaligned_alloc((size_t)threads * (size_t)a->score_floats * sizeof(float));
 }
 
-/* One (KV head, new token) pair of attn_forward's steps 4–6, as a pool task. */
+/* One KV head and a block of up to ATTN_TOKEN_BLOCK new tokens: attn_forward's steps
+ * 4–6, as a pool task. */
 typedef struct {
     const AttnDims *dm;
     AttnActs *a;
@@ -257,22 +262,30 @@ typedef struct {
 static void attend_task(void *ctx, int64_t task, int worker) {
     const AttendJob *j = ctx;
     const AttnDims *dm = j->dm;
-    int d = dm->head_dim, Hq = dm->n_heads, T = j->T, P = j->P;
-    int g = (int)(task / T), t = (int)(task % T);
-    float *score = j->a->scores + (size_t)worker * j->a->score_floats; /* [group, P] */
-    size_t first = (size_t)t * Hq + (size_t)g * dm->group;             /* the group's first query head */
-    int G = dm->group, pos = j->len0 + t;
+    int d = dm->head_dim, Hq = dm->n_heads, T = j->T, P = j->P, G = dm->group;
+    int blocks = (T + ATTN_TOKEN_BLOCK - 1) / ATTN_TOKEN_BLOCK;
+    int g = (int)(task / blocks), t0 = (int)(task % blocks) * ATTN_TOKEN_BLOCK;
+    int B = T - t0 < ATTN_TOKEN_BLOCK ? T - t0 : ATTN_TOKEN_BLOCK;
+    float *score = j->a->scores + (size_t)worker * j->a->score_floats; /* [B, group, P] */
+    size_t first = (size_t)t0 * Hq + (size_t)g * G; /* token t0's first query head of the group */
     const float *q = j->a->q + first * d, *K = kv_keys(j->kv, g), *V = kv_values(j->kv, g);
     float *o = j->a->attn + first * d;
+    size_t stride = (size_t)Hq * d; /* from one token's heads to the next's */
     if (j->path == PATH_READABLE)
-        attend_group(q, G, K, V, pos, d, j->scale, score, P, o);
+        for (int b = 0; b < B; b++)
+            attend_group(q + b * stride, G, K, V, j->len0 + t0 + b, d, j->scale, score + (size_t)b * G * P, P,
+                         o + b * stride);
     else
-        attend_group_fast(q, G, K, V, pos, d, j->scale, score, P, o);
+        attend_tokens_fast(q, (int64_t)stride, B, G, K, V, j->len0 + t0, d, j->scale, score, P, o,
+                           (int64_t)stride);
     /* the weights, for a caller that asked (probs: [Hq, T, P]); the future masked out */
-    for (int h = 0; j->a->probs && h < G; h++) {
-        float *row = j->a->probs + ((size_t)(g * G + h) * T + t) * P;
-        memcpy(row, score + (size_t)h * P, (size_t)(pos + 1) * sizeof(float));
-        for (int k = pos + 1; k < P; k++) row[k] = 0.0f;
+    for (int b = 0; j->a->probs && b < B; b++) {
+        int t = t0 + b, pos = j->len0 + t;
+        for (int h = 0; h < G; h++) {
+            float *row = j->a->probs + ((size_t)(g * G + h) * T + t) * P;
+            memcpy(row, score + ((size_t)b * G + h) * P, (size_t)(pos + 1) * sizeof(float));
+            for (int k = pos + 1; k < P; k++) row[k] = 0.0f;
+        }
     }
 }
 
@@ -322,9 +335,9 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
     /* 4–6. scores, softmax and the mix, for every (KV head, new token): the group of
      * query heads that read the KV head go together (GQA: heads g·group .. g·group +
      * group − 1 are consecutive). The pairs are independent, so they are shared out
-     * over the cores as tasks; each is always computed whole by one worker, so the
-     * number of workers never changes a result */
-    reserve_scores(a, dm, P);
+     * over the cores as tasks, a KV head and a block of tokens each; each pair is always
+     * computed whole by one worker, so the number of workers never changes a result */
+    reserve_scores(a, dm, P, T);
     AttendJob job = {.dm = dm,
                      .a = a,
                      .kv = kv,
@@ -333,7 +346,7 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
                      .P = P,
                      .scale = 1.0f / sqrtf((float)d),
                      .path = path};
-    pool_run((int64_t)Hkv * T, attend_task, &job);
+    pool_run((int64_t)Hkv * ((T + ATTN_TOKEN_BLOCK - 1) / ATTN_TOKEN_BLOCK), attend_task, &job);
 
     /* 7. the output gate: each of the 2048 numbers is let through by its own sigmoid */
     if (path == PATH_READABLE)

@@ -113,6 +113,14 @@ void attn_from_weights(Attention *a, const Config *c, const AttnWeights *w);
 void attend_group_fast(const float *q, int G, const float *K, const float *V, int pos, int d, float scale,
                        float *restrict score, int P, float *restrict o);
 
+/* The same for B consecutive tokens at positions pos0 .. pos0 + B − 1 and one KV head:
+ * token b's queries at q + b·q_stride, its scores at score + b·G·P, its output at
+ * o + b·o_stride. The bits of B calls of attend_group_fast: only the order of the work
+ * changes, so that a block of keys or values is read once for all the tokens. */
+void attend_tokens_fast(const float *q, int64_t q_stride, int B, int G, const float *K, const float *V,
+                        int pos0, int d, float scale, float *restrict score, int P, float *restrict o,
+                        int64_t o_stride);
+
 /* Query head h reads key/value head h / (Hq / Hkv): heads 0–3 share KV head 0,
  * heads 4–7 KV head 1 (consecutive groups, as PyTorch's repeat_interleave). */
 static inline int attn_kv_head(const AttnDims *d, int h) { return h / d->group; }
@@ -177,8 +185,8 @@ typedef struct {
      * Row t is zero beyond position len0 + t (the future is masked). */
     float *probs;
     void *memory;         /* the one allocation the buffers above (but probs) are carved from */
-    float *scores;        /* [score_threads, score_floats]: each thread's scores of a GQA group, */
-    int64_t score_floats; /*   group × positions; grows with the context */
+    float *scores;        /* [score_threads, score_floats]: each thread's scores of a GQA group */
+    int64_t score_floats; /*   for a block of tokens, block × group × positions; grows with the context */
     int score_threads;
     Q8Act *xq; /* with 8-bit weights: where an input is quantized (the caller's, for cap tokens
                   of max(hidden, Hq·d) numbers; run_init points it at the run state's);
