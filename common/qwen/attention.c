@@ -236,11 +236,11 @@ void attn_acts_free(AttnActs *a) {
     *a = (AttnActs){0};
 }
 
-/* Room for every thread's rows of scores, a GQA group's for a block of T tokens each (grows with the
+/* Room for every thread's rows of scores, a GQA group's for `tokens` tokens each (grows with the
  * context, kept between calls). */
-static void reserve_scores(AttnActs *a, const AttnDims *d, int P, int T) {
+static void reserve_scores(AttnActs *a, const AttnDims *d, int P, int tokens) {
     int threads = pool_threads();
-    int64_t need = (int64_t)P * d->group * (T < ATTN_TOKEN_BLOCK ? T : ATTN_TOKEN_BLOCK);
+    int64_t need = (int64_t)P * d->group * tokens;
     if (need <= a->score_floats && threads <= a->score_threads) return;
     free(a->scores);
     a->score_floats = grow_capacity(a->score_floats ? a->score_floats : SCORES_START, need);
@@ -259,6 +259,18 @@ typedef struct {
     Path path;
 } AttendJob;
 
+/* The weights of new token t's heads in KV group g (score: [group, P]), for a caller
+ * that asked (probs: [Hq, T, P]); the future masked out. */
+static void keep_probs(const AttendJob *j, int g, int t, const float *score) {
+    if (!j->a->probs) return;
+    int G = j->dm->group, P = j->P, pos = j->len0 + t;
+    for (int h = 0; h < G; h++) {
+        float *row = j->a->probs + ((size_t)(g * G + h) * j->T + t) * P;
+        memcpy(row, score + (size_t)h * P, (size_t)(pos + 1) * sizeof(float));
+        for (int k = pos + 1; k < P; k++) row[k] = 0.0f;
+    }
+}
+
 static void attend_task(void *ctx, int64_t task, int worker) {
     const AttendJob *j = ctx;
     const AttnDims *dm = j->dm;
@@ -266,26 +278,21 @@ static void attend_task(void *ctx, int64_t task, int worker) {
     int blocks = (T + ATTN_TOKEN_BLOCK - 1) / ATTN_TOKEN_BLOCK;
     int g = (int)(task / blocks), t0 = (int)(task % blocks) * ATTN_TOKEN_BLOCK;
     int B = T - t0 < ATTN_TOKEN_BLOCK ? T - t0 : ATTN_TOKEN_BLOCK;
-    float *score = j->a->scores + (size_t)worker * j->a->score_floats; /* [B, group, P] */
+    float *score =
+        j->a->scores + (size_t)worker * j->a->score_floats; /* [B, group, P]; readable: [group, P] */
     size_t first = (size_t)t0 * Hq + (size_t)g * G; /* token t0's first query head of the group */
     const float *q = j->a->q + first * d, *K = kv_keys(j->kv, g), *V = kv_values(j->kv, g);
     float *o = j->a->attn + first * d;
     size_t stride = (size_t)Hq * d; /* from one token's heads to the next's */
-    if (j->path == PATH_READABLE)
-        for (int b = 0; b < B; b++)
-            attend_group(q + b * stride, G, K, V, j->len0 + t0 + b, d, j->scale, score + (size_t)b * G * P, P,
-                         o + b * stride);
-    else
+    if (j->path == PATH_READABLE)   /* token after token, each in the same rows of scores */
+        for (int b = 0; b < B; b++) {
+            attend_group(q + b * stride, G, K, V, j->len0 + t0 + b, d, j->scale, score, P, o + b * stride);
+            keep_probs(j, g, t0 + b, score);
+        }
+    else {
         attend_tokens_fast(q, (int64_t)stride, B, G, K, V, j->len0 + t0, d, j->scale, score, P, o,
                            (int64_t)stride);
-    /* the weights, for a caller that asked (probs: [Hq, T, P]); the future masked out */
-    for (int b = 0; j->a->probs && b < B; b++) {
-        int t = t0 + b, pos = j->len0 + t;
-        for (int h = 0; h < G; h++) {
-            float *row = j->a->probs + ((size_t)(g * G + h) * T + t) * P;
-            memcpy(row, score + ((size_t)b * G + h) * P, (size_t)(pos + 1) * sizeof(float));
-            for (int k = pos + 1; k < P; k++) row[k] = 0.0f;
-        }
+        for (int b = 0; b < B; b++) keep_probs(j, g, t0 + b, score + (size_t)b * G * P);
     }
 }
 
@@ -337,7 +344,7 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
      * group − 1 are consecutive). The pairs are independent, so they are shared out
      * over the cores as tasks, a KV head and a block of tokens each; each pair is always
      * computed whole by one worker, so the number of workers never changes a result */
-    reserve_scores(a, dm, P, T);
+    reserve_scores(a, dm, P, path == PATH_READABLE ? 1 : T < ATTN_TOKEN_BLOCK ? T : ATTN_TOKEN_BLOCK);
     AttendJob job = {.dm = dm,
                      .a = a,
                      .kv = kv,
