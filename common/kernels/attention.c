@@ -159,6 +159,10 @@ static void mix_chunk(const float *p, int G, int64_t p_stride, const float *V, i
 
 #endif /* ATTN_AVX512 */
 
+/* How many positions token b of a block from position pos0 reads: 0 .. pos0 + b
+ * (causal: none after its own). */
+static inline int reads(int pos0, int b) { return pos0 + b + 1; }
+
 void attend_tokens_fast(const float *q, int64_t q_stride, int B, int G, const float *K, const float *V,
                         int pos0, int d, float scale, float *restrict score, int P, float *restrict o,
                         int64_t o_stride) {
@@ -168,7 +172,7 @@ void attend_tokens_fast(const float *q, int64_t q_stride, int B, int G, const fl
      *    (token b reads n = pos0 + b + 1 positions), then / sqrt(d) */
     for (int j0 = 0; j0 < n_all; j0 += KEY_BLOCK)
         for (int b = 0; b < B; b++) {
-            int n = pos0 + b + 1;
+            int n = reads(pos0, b);
             if (j0 >= n) continue;
             int len = n - j0 < KEY_BLOCK ? n - j0 : KEY_BLOCK;
             for (int g = 0; g < G; g += QUERIES) {
@@ -179,7 +183,7 @@ void attend_tokens_fast(const float *q, int64_t q_stride, int B, int G, const fl
         }
     for (int b = 0; b < B; b++)
         for (int g = 0; g < G; g++) {
-            int n = pos0 + b + 1;
+            int n = reads(pos0, b);
             float *sg = score + b * per_token + (int64_t)g * P;
 #pragma omp simd
             for (int j = 0; j < n; j++) sg[j] *= scale;
@@ -189,7 +193,7 @@ void attend_tokens_fast(const float *q, int64_t q_stride, int B, int G, const fl
     /* 6. o = Σ_j p_j v_j, a chunk of values at a time for every token that reads it */
     for (int j0 = 0; j0 < n_all; j0 += MIX_CHUNK)
         for (int b = 0; b < B; b++) {
-            int n = pos0 + b + 1;
+            int n = reads(pos0, b);
             if (j0 >= n) continue;
             int len = n - j0 < MIX_CHUNK ? n - j0 : MIX_CHUNK;
             bool first_reader = b == 0 || j0 >= pos0 + b; /* no earlier token of the block read it */
