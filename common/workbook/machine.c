@@ -34,10 +34,12 @@ static float fma_sink;
  *   2 streams, each line asked for 4 KB ahead of the one being read (a prefetch
  *             instruction): on some machines the core's prefetcher alone runs each
  *             stream too slowly, and there this reads up to a third faster (measured
- *             on an AMD EPYC under KVM: 55–57 GB/s against 37–42; the 8-bit decoding
+ *             on an AMD EPYC under KVM: 55–58 GB/s against 37–42; the 8-bit decoding
  *             kernel read its weights at 53 there).
- * A yardstick that some kernel beats is no limit: the bound must be the fastest
- * reading known, whatever way that is. */
+ * A yardstick that a kernel beats is no limit, so the bound takes the fastest reading
+ * known. Even so, on that machine the BF16 decode tile (kernels/linear.c) read its
+ * rows 5–10% faster than either way, for reasons these loops did not show (a share of
+ * the bound above 100%: bench/README). */
 #define MAX_STREAMS 4
 #define READ_LINE   32           /* 16-bit numbers: one 64-byte cache line */
 #define READ_TASK   (1024 << 10) /* bytes */
