@@ -196,7 +196,8 @@ void attend_tokens_fast(const float *q, int64_t q_stride, int B, int G, const fl
             int n = reads(pos0, b);
             if (j0 >= n) continue;
             int len = n - j0 < MIX_CHUNK ? n - j0 : MIX_CHUNK;
-            bool first_reader = b == 0 || j0 >= pos0 + b; /* no earlier token of the block read it */
+            /* the first token of the block to read this chunk asks for its rows ahead */
+            bool first_reader = b == 0 || j0 >= reads(pos0, b - 1);
             mix_chunk(score + b * per_token, G, P, V, j0, len, n - j0, d, o + b * o_stride, first_reader);
         }
 }

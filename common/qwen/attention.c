@@ -344,7 +344,8 @@ void attn_forward(const Attention *at, AttnActs *a, const float *x, int T, KVCac
      * group − 1 are consecutive). The pairs are independent, so they are shared out
      * over the cores as tasks, a KV head and a block of tokens each; each pair is always
      * computed whole by one worker, so the number of workers never changes a result */
-    reserve_scores(a, dm, P, path == PATH_READABLE ? 1 : T < ATTN_TOKEN_BLOCK ? T : ATTN_TOKEN_BLOCK);
+    int at_once = T < ATTN_TOKEN_BLOCK ? T : ATTN_TOKEN_BLOCK;     /* tokens of a task */
+    reserve_scores(a, dm, P, path == PATH_READABLE ? 1 : at_once); /* the readable path: one at a time */
     AttendJob job = {.dm = dm,
                      .a = a,
                      .kv = kv,
