@@ -11,6 +11,10 @@
 #           reference/golden/tiny_forward.safetensors was computed from
 #   MID     the mid-size one ($BUILD/mid: the real layer widths, four layers), which
 #           reference/golden/mid_forward.safetensors was computed from
+# A script whose first lines hold "run-tests: together" runs at the same time as the
+# scripts next to it in the list that say so too (the judge's suites: they mostly wait
+# for compilers, limits and sleeping submissions, each in a scratch folder of its own);
+# their words are shown in list order once the last of them has ended.
 # With FAIL_FAST=1 it stops at the first failure (make mutants: one is enough).
 # A failing test's own words are repeated under the summary (its lines that do not
 # start with OK or ok, the last 40), so that the reason stays in sight at the end
@@ -27,25 +31,61 @@ export CK_VERBOSITY="${CK_VERBOSITY:-normal}"
 logs=$(mktemp -d "${TMPDIR:-/tmp}/run-tests.XXXXXX") || exit 1
 trap 'rm -rf "$logs"' EXIT
 passed=0 failed=0 skipped=0 failed_names="" i=0
+
+# account N TEST: counts a test that has ended (its exit status in $logs/N.rc)
+account() {
+    rc=$(cat "$logs/$1.rc")
+    if [ $rc -eq 0 ]; then passed=$((passed + 1)); rm -f "$logs/$1.log"
+    elif [ $rc -eq 77 ]; then skipped=$((skipped + 1)); echo "-- SKIPPED: $2"
+    else failed=$((failed + 1)); failed_names="$failed_names $2"; echo "-- FAILED (exit $rc): $2"
+        mv "$logs/$1.log" "$logs/failed.$1.log"
+        echo "$2 (exit $rc)" >"$logs/failed.$1.name"
+    fi
+}
+# run N TEST: runs one test, its exit status into $logs/N.rc
+run() {
+    case "$2" in
+        *.sh) sh "$2" ;;
+        *) "./$2" ;;
+    esac
+    echo $? >"$logs/$1.rc"
+}
+together() { case "$1" in *.sh) head -n 5 "$1" | grep -q "run-tests: together" ;; *) false ;; esac; }
+# The scripts running together, as "N TEST" lines, each writing into $logs/N.log; shown
+# and counted once they have all ended.
+group=""
+end_group() {
+    [ -n "$group" ] || return 0
+    wait
+    while read -r n t; do
+        echo "== $t"
+        cat "$logs/$n.log"
+        account "$n" "$t"
+    done <<EOF
+$group
+EOF
+    group=""
+}
 for t in "$@"; do
+    i=$((i + 1)) n=$(printf %03d $i) # the logs sort in the order the tests ran
+    if together "$t"; then
+        { t0=$(date +%s)
+          run "$n" "$t" 2>&1
+          echo "-- $t: $(($(date +%s) - t0)) s"; } >"$logs/$n.log" &
+        group="${group:+$group
+}$n $t"
+        continue
+    fi
+    end_group
+    [ "${FAIL_FAST:-0}" = 1 ] && [ $failed -gt 0 ] && break
     echo "== $t"
     t0=$(date +%s)
-    i=$((i + 1)) n=$(printf %03d $i) # the logs sort in the order the tests ran
-    { case "$t" in
-          *.sh) sh "$t" ;;
-          *) "./$t" ;;
-      esac
-      echo $? >"$logs/$n.rc"; } 2>&1 | tee "$logs/$n.log"
-    rc=$(cat "$logs/$n.rc")
+    run "$n" "$t" 2>&1 | tee "$logs/$n.log"
     echo "-- $t: $(($(date +%s) - t0)) s"
-    if [ $rc -eq 0 ]; then passed=$((passed + 1)); rm -f "$logs/$n.log"
-    elif [ $rc -eq 77 ]; then skipped=$((skipped + 1)); echo "-- SKIPPED: $t"
-    else failed=$((failed + 1)); failed_names="$failed_names $t"; echo "-- FAILED (exit $rc): $t"
-        mv "$logs/$n.log" "$logs/failed.$n.log"
-        echo "$t (exit $rc)" >"$logs/failed.$n.name"
-        [ "${FAIL_FAST:-0}" = 1 ] && break
-    fi
+    account "$n" "$t"
+    [ "${FAIL_FAST:-0}" = 1 ] && [ $failed -gt 0 ] && break
 done
+end_group
 
 echo
 for name in "$logs"/failed.*.name; do

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run-tests: together (mk/run-tests.sh): beside the judge's other suites, in a scratch folder of its own
 # `judge check` over every exercise must pass: every reference solution accepted,
 # every untouched starter rejected, every typical wrong answer caught by the cases
 # it names, the worked example first, front matter and files complete.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run-tests: together (mk/run-tests.sh): beside the judge's other suites, in a scratch folder of its own
 # The judge's trust boundary, tried the way a hostile submission would (practice/tests/
 # hostile/, answers to exercise 231; @PRACTICE@, @WORKSPACE@ and @FIFO@ are filled in
 # here). For each one:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run-tests: together (mk/run-tests.sh): beside the judge's other suites, in a scratch folder of its own
 # The judge's own tests: what a learner sees for every kind of submission, and the
 # commands around it. Run from the repository root (make test does).
 #
