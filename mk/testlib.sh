@@ -18,6 +18,9 @@
 #   expect_error NAME FRAGMENT ARGS...
 #                                  "$demo" ARGS exits with status 1, prints nothing on
 #                                  stdout and exactly one line on stderr containing FRAGMENT
+#   on_busy_cpu CMD ARGS...        runs CMD on CPU 0 beside two busy processes pinned
+#                                  there, so that it gets a third of that core at most, as
+#                                  on a machine busy with other work; CMD's exit status
 #   finish                         exit 1 if anything failed, else 0
 
 tiny="${TINY:-${BUILD:-build}/tiny}"
@@ -60,6 +63,18 @@ expect_error() {
     elif [ "$(wc -l <"$err")" -ne 1 ]; then fail "$name: $(wc -l <"$err") lines on stderr, expected 1"
     elif ! grep -qF -- "$fragment" "$err"; then fail "$name: stderr lacks '$fragment'"
     else ok "$name: $(cat "$err")"; fi
+}
+
+on_busy_cpu() {
+    taskset -c 0 yes >/dev/null &
+    busy1=$!
+    taskset -c 0 yes >/dev/null &
+    busy2=$!
+    taskset -c 0 "$@"
+    busy_rc=$?
+    kill $busy1 $busy2
+    wait $busy1 $busy2 2>/dev/null
+    return $busy_rc
 }
 
 finish() {

@@ -234,7 +234,7 @@ typedef struct {
 typedef struct {
     int status;        /* as waitpid gives it */
     bool wall_timeout; /* killed at the wall-clock limit */
-    double cpu_ms;     /* CPU time of the process itself */
+    double cpu_ms;     /* CPU time of the program and of every process it started */
     char error[256];   /* why it could not be started (run_limited false) */
 } Outcome;
 

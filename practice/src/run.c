@@ -169,24 +169,37 @@ static bool copy_headers(const Exercise *e, const char *dir) {
     return ok;
 }
 
-/* Why a compile stopped at a limit, or NULL when it did not. */
-static const char *compile_limit(const Outcome *o, const char *log_path) {
+/* A program stopped at the wall-clock limit either waited (for a sleep, a read that never
+ * ends: it used almost no CPU) or computed on a machine too busy to let it reach its CPU
+ * limit in time. It counts as computing when it had the CPU for a tenth of the wall time. */
+static bool computed_until_wall(const Outcome *o, int wall_s) {
+    return o->wall_timeout && o->cpu_ms >= wall_s * 1000.0 / 10;
+}
+
+/* Why a compile stopped at a limit (written into why), or false when it did not. */
+static bool compile_limit(const Outcome *o, const char *log_path, char *why, size_t size) {
+    if (computed_until_wall(o, COMPILE_WALL_S))
+        return strf(why, size,
+                    "编译了 " STR(COMPILE_WALL_S) " 秒还没结束（wall-clock limit），其中编译器在算的时间有 "
+                    "%.1f 秒（机器很忙，CPU 时间还没到 " STR(COMPILE_CPU_S) " 秒的上限）：宏展开得太多？",
+                    o->cpu_ms / 1e3);
     if (o->wall_timeout)
-        return "编译运行了 " STR(COMPILE_WALL_S) " 秒还没结束（wall-clock limit）：#include 了一个读不完的文件"
-               "（比如 FIFO）？";
+        return strf(why, size, "%s",
+                    "编译了 " STR(COMPILE_WALL_S) " 秒还没结束（wall-clock limit），编译器几乎一直在等："
+                    "#include 了一个读不完的文件（比如 FIFO）？");
     int sig = WIFSIGNALED(o->status) ? WTERMSIG(o->status) : 0;
     char *log = fs_read_max(log_path, (size_t)1 << 20, NULL);
-    const char *why = NULL;
+    const char *limit = NULL;
     if (sig == SIGXCPU || (log && strstr(log, "CPU time limit exceeded")))
-        why = "编译器的 CPU 时间超过 " STR(COMPILE_CPU_S) " 秒（time limit）：宏展开得太多？";
+        limit = "编译器的 CPU 时间超过 " STR(COMPILE_CPU_S) " 秒（time limit）：宏展开得太多？";
     else if (log && (strstr(log, "out of memory") || strstr(log, "memory exhausted") ||
                      strstr(log, "Cannot allocate memory") || strstr(log, "std::bad_alloc")))
-        why = "编译器用了超过 " STR(COMPILE_MEMORY_MB) " MB 内存（memory limit）：#include 了很大的文件，"
-              "或者宏展开得太多？";
+        limit = "编译器用了超过 " STR(COMPILE_MEMORY_MB) " MB 内存（memory limit）：#include 了很大的文件，"
+                "或者宏展开得太多？";
     else if (sig == SIGXFSZ || (log && strstr(log, "File size limit exceeded")))
-        why = "编译器写出的东西超过 " STR(COMPILE_OUTPUT_MB) " MB（output limit）";
+        limit = "编译器写出的东西超过 " STR(COMPILE_OUTPUT_MB) " MB（output limit）";
     free(log);
-    return why;
+    return limit && strf(why, size, "%s", limit);
 }
 
 /* Compiles and links file with the runner's objects into scratch/runner, confined to
@@ -246,8 +259,8 @@ static bool compile_learner(const Judge *j, const Exercise *e, const char *file,
         keep_compiler_lines(j, log, false, names, run);
         return true;
     }
-    const char *limit = compile_limit(&o, log);
-    if (limit) add_compile_line(run, limit);
+    char limit[512];
+    if (compile_limit(&o, log, limit, sizeof limit)) add_compile_line(run, limit);
     keep_compiler_lines(j, log, true, names, run);
     for (int i = 0; i < run->n_compile_lines; i++)
         if (strstr(run->compile_lines[i], "Permission denied")) {
@@ -357,8 +370,15 @@ static void run_case(const Judge *j, const char *scratch, const char *checker, c
     int sig = WIFSIGNALED(o.status) ? WTERMSIG(o.status) : 0;
     if (o.wall_timeout || sig == SIGXCPU || (sig == SIGKILL && c->ms >= CPU_LIMIT_S * 1000.0)) {
         c->v = V_TIMEOUT;
-        if (o.wall_timeout && c->ms < CPU_LIMIT_S * 1000.0)
-            case_message(c, "运行了 " STR(WALL_LIMIT_S) " 秒还没结束（在等什么？sleep、读 stdin？）");
+        char msg[256];
+        if (o.wall_timeout && c->ms < CPU_LIMIT_S * 1000.0 && computed_until_wall(&o, WALL_LIMIT_S)) {
+            strf(msg, sizeof msg,
+                 "运行了 " STR(WALL_LIMIT_S) " 秒还没结束，其中在算的时间有 %.1f 秒（机器很忙，CPU 时间"
+                 "还没到 " STR(CPU_LIMIT_S) " 秒的上限）——是不是有死循环？",
+                 c->ms / 1e3);
+            case_message(c, msg);
+        } else if (o.wall_timeout && c->ms < CPU_LIMIT_S * 1000.0)
+            case_message(c, "运行了 " STR(WALL_LIMIT_S) " 秒还没结束，几乎一直在等（sleep、读 stdin？）");
         else
             case_message(c, "CPU 时间超过 " STR(CPU_LIMIT_S) " 秒（time limit）——是不是有死循环？");
         return;

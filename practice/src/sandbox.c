@@ -345,6 +345,17 @@ static void kill_descendants(void) {
     }
 }
 
+/* CPU milliseconds of every process the judge has reaped so far. A process reaped by
+ * its parent adds to that parent's count, and orphans come up to the judge: so across a
+ * run, the difference is the CPU time of the program and of everything it started (a
+ * compiler's driver and its cc1 alike, even when they were killed). */
+static double children_cpu_ms(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_CHILDREN, &ru) != 0) return 0;
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
 /* The program: argv[0] itself when it names a path, else the first executable of
  * that name on $PATH (as execvp finds it). False when there is none. */
 static bool find_program(const char *name, char *out, size_t size) {
@@ -455,6 +466,7 @@ bool run_limited(char *const argv[], const Limits *lim, Outcome *o) {
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, &saved);
     fflush(NULL);
+    double cpu_before = children_cpu_ms();
     pid_t pid = fork();
     if (pid == 0) {
         sigprocmask(SIG_SETMASK, &saved, NULL);
@@ -480,17 +492,15 @@ bool run_limited(char *const argv[], const Limits *lim, Outcome *o) {
     }
     close(report[0]);
     double deadline = now_s() + lim->wall_s;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
     for (;;) {
-        pid_t r = wait4(pid, &o->status, WNOHANG, &ru);
+        pid_t r = waitpid(pid, &o->status, WNOHANG);
         if (r == pid) break;
         if (r < 0 && errno != EINTR) break;
         double left = deadline - now_s();
         if (left <= 0) {
             o->wall_timeout = true;
             kill(pid, SIGKILL);
-            while (wait4(pid, &o->status, 0, &ru) < 0 && errno == EINTR) {
+            while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR) {
             }
             break;
         }
@@ -500,8 +510,7 @@ bool run_limited(char *const argv[], const Limits *lim, Outcome *o) {
     kill(-pid, SIGKILL); /* its process group, then whatever else it left */
     kill_descendants();
     sigprocmask(SIG_SETMASK, &saved, NULL);
-    o->cpu_ms =
-        (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+    o->cpu_ms = children_cpu_ms() - cpu_before;
     if (got > 0) {
         strf(o->error, sizeof o->error, "%s %s: %s", argv[0], failed, strerror(child_errno));
         return false;

@@ -1,8 +1,7 @@
 #!/bin/sh
 # run-tests: together (mk/run-tests.sh): beside the judge's other suites, in a scratch folder of its own
 # The judge's trust boundary, tried the way a hostile submission would (practice/tests/
-# hostile/, answers to exercise 231; @PRACTICE@, @WORKSPACE@ and @FIFO@ are filled in
-# here). For each one:
+# hostile/, answers to exercise 231, judged by practice/tests/hostilelib.sh). For each:
 #   - the verdict is not 通过 (and says what happened),
 #   - the exercise folders, the judge's build products and the checkout are unchanged,
 #   - no process of the case is left,
@@ -10,63 +9,13 @@
 # and afterwards a correct answer still passes. Then: two judges at once (one exercise,
 # ten rounds; two exercises, both recorded), a read-only workspace, a pass that stays a
 # pass, the statement's header in English, and the judge on a kernel without Landlock
-# or seccomp (PRACTICE_WITHOUT).
+# or seccomp (PRACTICE_WITHOUT). The limits on compiling and running: test_limits.sh.
 set -u
 demo="${BINDIR:-}practice/judge"
 . mk/testlib.sh
 [ -x "$demo" ] || { echo "FAIL: $demo not built"; exit 1; }
-ws="$tmp/ws"
-export PRACTICE_WORKSPACE="$ws"
-correct=practice/tests/submissions/231_correct.c
-mkfifo "$tmp/fifo"
-
-# the submission NAME with its placeholders filled in, as $tmp/NAME.c
-prepare() {
-    sed "s|@PRACTICE@|$PWD/practice|g; s|@WORKSPACE@|$ws|g; s|@FIFO@|$tmp/fifo|g" \
-        "practice/tests/hostile/$1.c" >"$tmp/$1.c"
-}
-# a digest of everything a submission must not change
-state() {
-    {
-        find practice/231-rmsnorm practice/206-delta-rule practice/lib "$ws/.build/231-rmsnorm/checker" \
-            "$ws/.build/231-rmsnorm/runner" -type f | sort | xargs sha256sum
-        git status --porcelain practice 2>/dev/null
-    } | sha256sum
-}
-# processes a case may have left: the runner (its path is under $ws) or a process
-# named ptx-... by a submission
-leftovers() {
-    { pgrep -f "$ws/" || true; pgrep '^ptx-' || true; } | grep -v "^$$\$" | wc -l
-}
-
-"$demo" --color=never test 231 $correct >"$out" 2>"$err" </dev/null || fail "a correct answer first"
-before=$(state)
-
-# hostile NAME SECONDS TEXT...: the submission is not accepted, within SECONDS, its
-# report holds every TEXT, and nothing is changed or left behind. (With WHOSE_ANSWER=right
-# the submission's numbers are right: it passes, and what matters is the rest.)
-hostile() {
-    name=$1 bound=$2
-    shift 2
-    prepare "$name"
-    t0=$(date +%s)
-    timeout 300 "$demo" --color=never test 231 "$tmp/$name.c" >"$out" 2>"$err" </dev/null
-    rc=$?
-    took=$(($(date +%s) - t0))
-    if [ "${WHOSE_ANSWER:-}" = right ]; then
-        [ $rc -eq 0 ] && grep -q '^通过：7 / 7' "$out" || fail "$name: its right answer did not pass ($rc)"
-    else
-        [ $rc -eq 1 ] || fail "$name: exit status $rc, expected 1 (not accepted)"
-        grep -q '^通过：' "$out" && fail "$name: accepted"
-    fi
-    [ "$took" -le "$bound" ] || fail "$name: the judge took $took s (bound $bound s)"
-    for text in "$@"; do grep -qF -- "$text" "$out" || fail "$name: the report lacks '$text'"; done
-    [ "$(state)" = "$before" ] || fail "$name: the exercise, the build products or the checkout changed"
-    [ "$(leftovers)" -eq 0 ] || fail "$name: $(leftovers) process(es) left behind"
-    verdict="not accepted"
-    [ "${WHOSE_ANSWER:-}" = right ] && verdict="its right answer passed"
-    passed "$name: $verdict, in $took s, nothing changed or left"
-}
+. practice/tests/hostilelib.sh
+renamed=ptx- # what escape.c names its processes
 
 # ---- the verdict outside the code under test ----------------------------------------------
 hostile forge_report 30 "程序提前退出了（exit 0）"
@@ -86,18 +35,6 @@ grep -q '^206' "$ws/progress.txt" && fail "escape: the progress file was rewritt
     ok "escape: no process outlived the run to rewrite the progress file"
 hostile kill_judge 30 "答案错误"
 hostile stop_judge 30 "答案错误"
-
-# ---- limits on compiling and running --------------------------------------------------------
-hostile include_fifo "$((20 + 15))" "编译错误"
-hostile include_dev_zero 30 "编译错误" "/dev/zero"
-hostile macro_bomb 60 "编译错误"
-grep -qE "编译器的 CPU 时间超过 [0-9]+ 秒|编译器用了超过 [0-9]+ MB 内存" "$out" &&
-    ok "macro_bomb: the report names the compiler's limit" || fail "macro_bomb: no limit named"
-hostile flood 60 "输出太多：超过 16 MB"
-hostile spin_ctor 30 "超时"
-hostile escapes 30 "答案错误" '第一行「\x1b[2J\x1b[31mred\x07」'
-esc=$(printf '\033')
-grep -q "$esc" "$out" && fail "escapes: a raw escape sequence reached the report" || ok "escapes: shown escaped"
 
 "$demo" --color=never test 231 $correct >"$out" 2>"$err" </dev/null && grep -q '^通过：7 / 7' "$out" &&
     ok "a correct answer still passes afterwards" || fail "a correct answer after the hostile ones"

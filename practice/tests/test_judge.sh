@@ -6,7 +6,7 @@
 #   - one submission of exercise 231 per kind of outcome (practice/tests/submissions/):
 #     correct, wrong, crashing, looping forever, allocating without bound, writing
 #     out of bounds, not compiling, printing on stdout and stderr, leaking, undefined
-#     behaviour, calling exit() — each must get its verdict, a readable report with the
+#     behaviour, calling exit(), sleeping — each must get its verdict, a readable report with the
 #     values or the first relevant compiler / sanitizer lines (paths relative), and the
 #     documented exit status (0 accepted, 1 not accepted, 2 usage or input error);
 #   - start / test / list / hint / solution / reset / watch on a scratch workspace,
@@ -66,8 +66,18 @@ no_absolute_paths "crash"
 
 start=$(date +%s)
 judge 1 test 231 $sub/231_loop.c
-says "endless loop" "超时：0 / 7 个用例通过" "CPU 时间超过 3 秒（time limit）" "剩下 6 个没有运行"
+says "endless loop" "超时：0 / 7 个用例通过" "是不是有死循环？" "剩下 6 个没有运行"
 [ $(($(date +%s) - start)) -lt 30 ] && ok "endless loop: ends within 30 s" || fail "endless loop: took $(($(date +%s) - start)) s"
+# the CPU limit, or on a busy machine the wall clock first: then it says it was computing
+grep -qE "CPU 时间超过 3 秒（time limit）|其中在算的时间有 [0-9.]+ 秒（机器很忙" "$out" &&
+    ok "endless loop: the report names the CPU limit" || fail "endless loop: no CPU limit named"
+# with a third of a core, 6 s of wall clock come before 3 s of CPU
+on_busy_cpu "$demo" --color=never test 231 $sub/231_loop.c >"$out" 2>"$err" </dev/null
+says "endless loop on a busy machine" "超时：0 / 7 个用例通过" "运行了 6 秒还没结束，其中在算的时间有" \
+    "（机器很忙，CPU 时间还没到 3 秒的上限）——是不是有死循环？"
+
+judge 1 test 231 $sub/231_sleep.c
+says "sleeping" "超时：0 / 7 个用例通过" "运行了 6 秒还没结束，几乎一直在等（sleep、读 stdin？）" "剩下 6 个没有运行"
 
 judge 1 test 231 $sub/231_alloc.c
 says "unbounded allocation" "运行错误" "内存超限：用了超过 256 MB（memory limit）"
