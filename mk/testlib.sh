@@ -18,9 +18,10 @@
 #   expect_error NAME FRAGMENT ARGS...
 #                                  "$demo" ARGS exits with status 1, prints nothing on
 #                                  stdout and exactly one line on stderr containing FRAGMENT
-#   on_busy_cpu CMD ARGS...        runs CMD on CPU 0 beside two busy processes pinned
-#                                  there, so that it gets a third of that core at most, as
-#                                  on a machine busy with other work; CMD's exit status
+#   on_busy_cpu CMD ARGS...        runs CMD on one CPU (the first this shell may use)
+#                                  beside two busy processes pinned there, so that it gets
+#                                  a third of that core at most, as on a machine busy with
+#                                  other work; CMD's exit status
 #   finish                         exit 1 if anything failed, else 0
 
 tiny="${TINY:-${BUILD:-build}/tiny}"
@@ -66,11 +67,12 @@ expect_error() {
 }
 
 on_busy_cpu() {
-    taskset -c 0 yes >/dev/null &
+    cpu=$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')
+    taskset -c "$cpu" yes >/dev/null &
     busy1=$!
-    taskset -c 0 yes >/dev/null &
+    taskset -c "$cpu" yes >/dev/null &
     busy2=$!
-    taskset -c 0 "$@"
+    taskset -c "$cpu" "$@"
     busy_rc=$?
     kill $busy1 $busy2
     wait $busy1 $busy2 2>/dev/null
