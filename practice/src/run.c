@@ -370,17 +370,17 @@ static void run_case(const Judge *j, const char *scratch, const char *checker, c
     int sig = WIFSIGNALED(o.status) ? WTERMSIG(o.status) : 0;
     if (o.wall_timeout || sig == SIGXCPU || (sig == SIGKILL && c->ms >= CPU_LIMIT_S * 1000.0)) {
         c->v = V_TIMEOUT;
-        char msg[256];
-        if (o.wall_timeout && c->ms < CPU_LIMIT_S * 1000.0 && computed_until_wall(&o, WALL_LIMIT_S)) {
+        if (!o.wall_timeout || c->ms >= CPU_LIMIT_S * 1000.0)
+            case_message(c, "CPU 时间超过 " STR(CPU_LIMIT_S) " 秒（time limit）——是不是有死循环？");
+        else if (computed_until_wall(&o, WALL_LIMIT_S)) {
+            char msg[256];
             strf(msg, sizeof msg,
                  "运行了 " STR(WALL_LIMIT_S) " 秒还没结束，其中在算的时间有 %.1f 秒（机器很忙，CPU 时间"
                  "还没到 " STR(CPU_LIMIT_S) " 秒的上限）——是不是有死循环？",
                  c->ms / 1e3);
             case_message(c, msg);
-        } else if (o.wall_timeout && c->ms < CPU_LIMIT_S * 1000.0)
+        } else
             case_message(c, "运行了 " STR(WALL_LIMIT_S) " 秒还没结束，几乎一直在等（sleep、读 stdin？）");
-        else
-            case_message(c, "CPU 时间超过 " STR(CPU_LIMIT_S) " 秒（time limit）——是不是有死循环？");
         return;
     }
     /* a sanitizer report decides first: a crash may also have left wrong values */
