@@ -193,7 +193,7 @@ static void progress_bar(int64_t done, int64_t total, void *ctx) {
 
 /* Brings the mapped weights in from the disk before the first token, with a
  * progress line when stderr is a terminal (a cold checkpoint takes a while). */
-static void touch_weights(const Model *m) {
+static void touch_weights(Model *m) {
     bool tty = isatty(STDERR_FILENO);
     model_touch(m, tty ? progress_bar : NULL, "从磁盘读入权重");
 }
@@ -354,7 +354,7 @@ static void print_anatomy(const Model *m, double quant_s) {
     printf(" + %d × MLP %.2fM + 各处 norm %.2fM\n", c->num_hidden_layers,
            (double)mlp_param_count(&m->layers[0].mlp) / 1e6, (double)norms / 1e6);
     if (m->quant == QUANT_BF16)
-        printf("权重 %.2f GB（按文件里存的 bf16 直接用 mmap 映射，不转成 fp32；全转 fp32 要 %.2f GB）\n",
+        printf("权重 %.2f GB（按文件里存的 bf16 原样使用，不转成 fp32；全转 fp32 要 %.2f GB）\n",
                (double)model_weight_bytes(m) / 1e9, (double)total * 4 / 1e9);
     else
         printf("权重 %.2f GB（--quant %s：每个投影矩阵和输出层换成 8 位整数，每 32 个一组、一个 fp16 缩放，"
@@ -450,7 +450,7 @@ static void print_ledger(const Model *m) {
     }
 }
 
-static void walkthrough(const Model *m, RunState *s, const Tokenizer *tok, const Options *o) {
+static void walkthrough(Model *m, RunState *s, const Tokenizer *tok, const Options *o) {
     print_anatomy(m, o->quant_s);
     TokenIds ids;
     char label[256], idbuf[256];
@@ -584,7 +584,7 @@ static void write_dump(const char *path, const Model *m, const TokenIds *ids, co
     free(names);
 }
 
-static void run_prompt(const Options *o, const Model *m, RunState *s, const Tokenizer *tok, Sampler *smp) {
+static void run_prompt(const Options *o, Model *m, RunState *s, const Tokenizer *tok, Sampler *smp) {
     const Config *c = &m->ck.config;
     int H = c->hidden_size, V = c->vocab_size, L = c->num_hidden_layers;
     TokenIds seen = {0};
@@ -704,7 +704,7 @@ static bool turn_ids(const Tokenizer *tok, const TokenIds *seen, bool closed, co
     return tok_chat_encode(tok, &msg, 1, true, think, ids, err);
 }
 
-static void interactive(const Options *o, const Model *m, RunState *s, const Tokenizer *tok, Sampler *smp) {
+static void interactive(const Options *o, Model *m, RunState *s, const Tokenizer *tok, Sampler *smp) {
     if (!tok) die("%s has no tokenizer.json, which a chat needs", m->ck.dir);
     TokenIds seen = {0};
     if (o->load_state) load_state(o->load_state, m, s, &seen, smp);

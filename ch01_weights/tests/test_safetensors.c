@@ -254,6 +254,92 @@ START_TEST(released_pages_come_back_from_the_file) {
 }
 END_TEST
 
+/* Whether Linux offers this process transparent huge pages ("always" or "madvise"). */
+static bool thp_offered(void) {
+    char line[128] = "";
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = 0;
+        fclose(f);
+    }
+    return strstr(line, "[always]") || strstr(line, "[madvise]");
+}
+
+/* What /proc/self/smaps says of the mapping that holds address a: its permissions,
+ * whether it is a file's, and its AnonHugePages in kB. False when no mapping holds a. */
+static bool mapping_of(const void *a, char perms[5], bool *file, long *huge_kb) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return false;
+    char line[512];
+    bool in = false, found = false;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi, inode;
+        char p[5];
+        if (sscanf(line, "%lx-%lx %4s %*s %*s %lu", &lo, &hi, p, &inode) == 4) {
+            if (in) break; /* past the one wanted */
+            in = (uintptr_t)a >= lo && (uintptr_t)a < hi;
+            if (in) memcpy(perms, p, 5), *file = inode != 0, *huge_kb = 0, found = true;
+        } else if (in) {
+            sscanf(line, "AnonHugePages: %ld kB", huge_kb);
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* st_hold moves the whole 2 MB pieces of a tensor's bytes into memory of the process's
+ * own (in huge pages, where Linux offers them), at the same addresses, read-only: the
+ * numbers are the same, the resident memory does not grow by the copy, and a release
+ * afterwards leaves them (they are the only copy now). */
+START_TEST(held_bytes_stay_where_they_were) {
+    enum { N = 7 << 18 }; /* floats: 7 MB, so at least two whole 2 MB pieces wherever it starts */
+    float *values = xmalloc(sizeof(float) * N);
+    for (int i = 0; i < N; i++) values[i] = (float)i * 0.25f - 3.0f;
+    char header[128];
+    snprintf(header, sizeof header, "{\"big\":{\"dtype\":\"F32\",\"shape\":[%d],\"data_offsets\":[0,%d]}}", N,
+             4 * N);
+    char *path = in_dir(dir, "held.safetensors");
+    write_st(path, header, 0, values, 4 * (size_t)N);
+    SafeTensors st;
+    Error err;
+    ck_assert_msg(st_open(&st, path, &err), "%s", err.msg);
+    const Tensor *big = st_find(&st, "big");
+    const char *begin = big->data, *end = begin + 4 * (size_t)N;
+    uintptr_t lo = ((uintptr_t)begin + ST_HOLD_CHUNK - 1) & ~(ST_HOLD_CHUNK - 1),
+              hi = (uintptr_t)end & ~(ST_HOLD_CHUNK - 1);
+    int64_t expected = thp_offered() ? (int64_t)(hi - lo) : 0;
+    volatile float sum = 0;
+    for (int i = 0; i < N; i += 1024) sum += ((const float *)big->data)[i]; /* every page in */
+    long before = resident_pages();
+
+    ck_assert_int_eq(st_hold(&st, begin - 4096 * 4096, end), 0); /* not inside the mapping: nothing */
+    int64_t moved = st_hold(&st, begin, end);
+    long after = resident_pages();
+    ck_assert_int_eq(moved, expected);
+    ck_assert(memcmp(big->data, values, 4 * (size_t)N) == 0);
+    ck_assert_msg(before < 0 || after - before <= 512, "the copy left %ld more pages resident", after - before);
+    ck_assert_int_eq(st_hold(&st, begin, end), 0); /* held already: nothing more */
+    char perms[5];
+    bool file;
+    long huge_kb;
+    ck_assert(mapping_of((const void *)(lo + ST_HOLD_CHUNK), perms, &file, &huge_kb));
+    if (moved > 0) {
+        ck_assert_msg(!file, "the held bytes are still the file's mapping");
+        ck_assert_str_eq(perms, "r--p");
+        ck_assert_msg(huge_kb >= 2048, "held in %ld kB of huge pages", huge_kb);
+    }
+    if ((uintptr_t)begin < lo) /* the bytes before the first whole piece stay the file's */
+        ck_assert(mapping_of(begin, perms, &file, &huge_kb) && file);
+    ck_assert(st_release_pages(&st, big));
+    ck_assert(memcmp(big->data, values, 4 * (size_t)N) == 0); /* the held pieces stayed, the rest came back */
+    printf("ok   st_hold: %lld of the tensor's %d bytes moved into %s, the same numbers, %ld pages more resident\n",
+           (long long)moved, 4 * N, expected ? "huge pages" : "nothing (no huge pages offered)", after - before);
+    st_close(&st);
+    free(values), free(path);
+    (void)sum;
+}
+END_TEST
+
 /* Whether path opens under a memory limit of limit bytes (the limit is then the
  * default again); err says why not. */
 static bool opens_within(const char *path, uint64_t limit, Error *err) {
@@ -760,6 +846,7 @@ int main(void) {
     tcase_add_test(read, header_padding_is_optional);
     tcase_add_test(read, misaligned_tensors_get_aligned_copies);
     tcase_add_test(read, released_pages_come_back_from_the_file);
+    tcase_add_test(read, held_bytes_stay_where_they_were);
     tcase_add_test(read, aligned_copies_respect_the_memory_limit);
     tcase_add_test(read, offsets_beyond_4_gib);
     tcase_add_test(read, header_counts_against_the_memory_limit);

@@ -40,7 +40,7 @@ if "$synth" --size full --zeros --out "$tmp/full" >/dev/null 2>&1; then
     exact_line "full: layer pattern" "零件齐了，拼成完整的 Qwen3.5：24 层，排列 LLLFLLLFLLLFLLLFLLLFLLLF（L = Gated DeltaNet 18 层，F = 全注意力 6 层）"
     exact_line "full: the layer" "  每一层：h = x + 混合层(RMSNorm(x))，out = h + MLP(RMSNorm(h))；24 层之后再过一次 RMSNorm，和词嵌入表的每一行做点积，得到 248320 个 logits"
     exact_line "full: parameters" "参数 752.4M：词嵌入 254.3M（输出层和它共用） + 18 × 线性注意力 10.54M + 6 × 全注意力 7.34M + 24 × MLP 11.01M + 各处 norm 0.05M"
-    exact_line "full: weights" "权重 1.50 GB（按文件里存的 bf16 直接用 mmap 映射，不转成 fp32；全转 fp32 要 3.01 GB）"
+    exact_line "full: weights" "权重 1.50 GB（按文件里存的 bf16 原样使用，不转成 fp32；全转 fp32 要 3.01 GB）"
     exact_line "full: state per layer" "生成时要记住的状态（fp32）：全注意力每层每个 token 加 4 KB；DeltaNet 每层固定 1.07 MB（16 个头的记忆表 1.00 MB + 卷积缓存 72 KB），和长度无关"
     exact_line "full: 100 tokens" "   100 个 token：6 层全注意力的 KV cache 2.3 MB，18 层 DeltaNet 19.3 MB，合计 21.6 MB；要是 24 层全是全注意力：9.4 MB"
     exact_line "full: 1000 tokens" "  1000 个 token：6 层全注意力的 KV cache 23.4 MB，18 层 DeltaNet 19.3 MB，合计 42.7 MB；要是 24 层全是全注意力：93.8 MB"

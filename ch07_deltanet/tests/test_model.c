@@ -128,6 +128,52 @@ START_TEST(layers_match_reference) {
 }
 END_TEST
 
+/* model_touch brings the weights in: on a system that offers huge pages, into memory of
+ * the process's own (st_hold), nearly all of them (only the ends of the file's runs of
+ * tensors, less than 2 MB each, stay mapped from the file), and the model reads the same
+ * numbers there: the logits of the mid checkpoint are the same to the last bit. */
+START_TEST(touched_weights_are_held) {
+    GoldenFixture f;
+    golden_fixture_open_size(&f, GOLDEN_MID);
+    Model *m = &f.model;
+    int V = m->ck.config.vocab_size;
+    int *ids = golden_ids_of(&f);
+    RunState s;
+    run_init(&s, m, 128);
+    Error err;
+    ck_assert_msg(model_forward(m, &s, ids, f.T, NULL, &err), "%s", err.msg);
+    float *before = xmalloc(sizeof(float) * (size_t)V);
+    memcpy(before, s.logits, sizeof(float) * (size_t)V);
+
+    model_touch(m, NULL, NULL);
+    int64_t held = 0, weights = model_weight_bytes(m);
+    for (int i = 0; i < m->ck.n_shards; i++)
+        for (size_t c = 0; m->ck.shards[i].held && c <= m->ck.shards[i].size / ST_HOLD_CHUNK; c++)
+            held += m->ck.shards[i].held[c] ? (int64_t)ST_HOLD_CHUNK : 0;
+    FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    char line[128] = "";
+    if (thp) {
+        if (!fgets(line, sizeof line, thp)) line[0] = 0;
+        fclose(thp);
+    }
+    bool offered = strstr(line, "[always]") || strstr(line, "[madvise]");
+    printf("OK   model_touch: %.1f of the %.1f MB of weights held in 2 MB pages (huge pages %s)\n", held / 1e6,
+           weights / 1e6, offered ? "offered" : "not offered");
+    if (offered)
+        ck_assert_msg(held >= weights - 2 * (int64_t)ST_HOLD_CHUNK * m->ck.n_shards, "held %lld of %lld bytes",
+                      (long long)held, (long long)weights);
+    else
+        ck_assert_int_eq(held, 0);
+
+    run_reset(&s);
+    ck_assert_msg(model_forward(m, &s, ids, f.T, NULL, &err), "%s", err.msg);
+    ck_assert(memcmp(before, s.logits, sizeof(float) * (size_t)V) == 0);
+    run_free(&s);
+    free(before), free(ids);
+    golden_fixture_close(&f);
+}
+END_TEST
+
 /* Greedy continuations against the reference's: for each of its prompts, 16 tokens
  * generated one at a time (the state carried from token to token), every step's
  * logits within the tolerance above and every chosen token the reference's. The
@@ -525,6 +571,7 @@ int main(void) {
     tcase_set_timeout(model, 120);
     tcase_add_loop_test(model, layers_match_reference, GOLDEN_TINY, GOLDEN_MID + 1);
     tcase_add_loop_test(model, greedy_matches_reference, GOLDEN_TINY, GOLDEN_MID + 1);
+    tcase_add_test(model, touched_weights_are_held);
     tcase_add_test(model, pieces_equal_one_pass);
     tcase_add_test(model, threads_do_not_change_a_bit);
     tcase_add_test(model, reset_starts_a_new_text);

@@ -426,20 +426,39 @@ bool model_reads_whole(const Model *m, const Tensor *t) {
     return m->quant == QUANT_BF16 || !(is_packed(m, t) || t == m->embed_tokens);
 }
 
-void model_touch(const Model *m, void (*progress)(int64_t done, int64_t total, void *ctx), void *ctx) {
+/* Tensors in the order of their addresses: a shard's bytes front to back. */
+static int by_address(const void *a, const void *b) {
+    const char *x = (*(const Tensor *const *)a)->data, *y = (*(const Tensor *const *)b)->data;
+    return (x > y) - (x < y);
+}
+
+void model_touch(Model *m, void (*progress)(int64_t done, int64_t total, void *ctx), void *ctx) {
     const long page = 4096;
+    int n = 0;
     int64_t total = 0, done = 0;
+    const Tensor **whole = xmalloc((size_t)m->ck.n_refs * sizeof *whole + 1);
     for (int i = 0; i < m->ck.n_refs; i++)
-        if (model_reads_whole(m, m->ck.refs[i])) total += m->ck.refs[i]->numel * dtype_size(m->ck.refs[i]->dtype);
-    for (int i = 0; i < m->ck.n_refs; i++) {
-        const Tensor *t = m->ck.refs[i];
-        if (!model_reads_whole(m, t)) continue;
+        if (model_reads_whole(m, m->ck.refs[i])) {
+            whole[n++] = m->ck.refs[i];
+            total += m->ck.refs[i]->numel * dtype_size(m->ck.refs[i]->dtype);
+        }
+    qsort(whole, (size_t)n, sizeof *whole, by_address);
+    /* Tensors that follow each other in a file are one run of bytes: each tensor's call
+     * moves the whole 2 MB pieces of the run up to its end not moved yet. */
+    const char *run_end = NULL, *held_to = NULL;
+    for (int i = 0; i < n; i++) {
+        const Tensor *t = whole[i];
         const unsigned char *p = t->data;
-        int64_t n = t->numel * dtype_size(t->dtype);
+        int64_t bytes = t->numel * dtype_size(t->dtype);
+        if ((const char *)p != run_end) held_to = (const char *)p; /* a new run */
+        run_end = (const char *)p + bytes;
+        if (ckpt_hold(&m->ck, held_to, run_end) > 0) /* moved up to the last whole piece */
+            held_to = (const char *)((uintptr_t)run_end & ~(ST_HOLD_CHUNK - 1));
         volatile unsigned char sink = 0;
-        for (int64_t b = 0; b < n; b += page) sink ^= p[b]; /* one read per page brings it in */
+        for (int64_t b = 0; b < bytes; b += page) sink ^= p[b]; /* one read per page brings the rest in */
         (void)sink;
-        done += n;
+        done += bytes;
         if (progress) progress(done, total, ctx);
     }
+    free(whole);
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -279,6 +280,7 @@ void st_close(SafeTensors *st) {
     for (int i = 0; i < st->n_copies; i++) free(st->copies[i]);
     free(st->copies);
     strmap_free(&st->index);
+    free(st->held);
     for (int i = 0; i < 2 * st->n_meta; i++) free(st->meta[i]);
     free(st->meta);
     free(st->path);
@@ -296,15 +298,69 @@ const char *st_metadata(const SafeTensors *st, const char *key) {
     return NULL;
 }
 
+/* The mapping's chunk (of ST_HOLD_CHUNK bytes, st_hold) holding address a. */
+static size_t chunk_of(const SafeTensors *st, uintptr_t a) { return (a - (uintptr_t)st->map) / ST_HOLD_CHUNK; }
+
 bool st_release_pages(const SafeTensors *st, const Tensor *t) {
     uintptr_t map = (uintptr_t)st->map, begin = (uintptr_t)t->data;
     uint64_t bytes = (uint64_t)t->numel * (uint64_t)dtype_size(t->dtype);
     if (!st->map || begin < map || begin - map > st->size || bytes > st->size - (begin - map)) return false;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t first = (begin + page - 1) & ~(page - 1), last = (begin + (uintptr_t)bytes) & ~(page - 1);
-    if (last > first)
-        madvise((void *)first, last - first, MADV_DONTNEED); /* only a hint; it cannot lose data here */
+    /* page by page, around the held chunks (st_hold): there the process's pages are the only copy */
+    while (first < last) {
+        uintptr_t stop = first;
+        while (stop < last && !(st->held && st->held[chunk_of(st, stop)])) stop += page;
+        if (stop > first) madvise((void *)first, stop - first, MADV_DONTNEED); /* only a hint; it cannot lose data here */
+        while (stop < last && st->held && st->held[chunk_of(st, stop)]) stop += page;
+        first = stop;
+    }
     return true;
+}
+
+/* ---- holding the bytes in memory of the process's own ----------------------- */
+
+
+/* Whether Linux would give this process huge pages for memory it asks for them
+ * (transparent huge pages "always" or "madvise", not "never" or a kernel without them). */
+static bool huge_pages_offered(void) {
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f) return false;
+    char line[128] = "";
+    bool offered = fgets(line, sizeof line, f) && (strstr(line, "[always]") || strstr(line, "[madvise]"));
+    fclose(f);
+    return offered;
+}
+
+int64_t st_hold(SafeTensors *st, const void *begin, const void *end) {
+    uintptr_t map = (uintptr_t)st->map, b = (uintptr_t)begin, e = (uintptr_t)end;
+    if (!st->map || b < map || e > map + st->size || e <= b || !huge_pages_offered()) return 0;
+    uintptr_t lo = (b + ST_HOLD_CHUNK - 1) & ~(ST_HOLD_CHUNK - 1), hi = e & ~(ST_HOLD_CHUNK - 1);
+    if (hi <= lo) return 0;
+    for (uintptr_t a = lo; st->held && a < hi; a += ST_HOLD_CHUNK)
+        if (st->held[chunk_of(st, a)]) return 0; /* held already, in part */
+    size_t n = hi - lo;
+    /* anonymous memory at a 2 MB boundary: ask for one chunk more, give back the ends */
+    char *raw = mmap(NULL, n + ST_HOLD_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return 0;
+    char *mem = (char *)(((uintptr_t)raw + ST_HOLD_CHUNK - 1) & ~(ST_HOLD_CHUNK - 1));
+    if (mem > raw) munmap(raw, (size_t)(mem - raw));
+    if (mem + n < raw + n + ST_HOLD_CHUNK) munmap(mem + n, (size_t)(raw + n + ST_HOLD_CHUNK - (mem + n)));
+    madvise(mem, n, MADV_HUGEPAGE);
+    /* a chunk at a time, each file page let go once copied: the process never holds
+     * both copies of more than one chunk */
+    for (size_t off = 0; off < n; off += ST_HOLD_CHUNK) {
+        memcpy(mem + off, (const char *)lo + off, ST_HOLD_CHUNK);
+        madvise((char *)lo + off, ST_HOLD_CHUNK, MADV_DONTNEED); /* the file's pages: they come back from the file */
+    }
+    mprotect(mem, n, PROT_READ); /* read-only, as the mapping was */
+    if (mremap(mem, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)lo) == MAP_FAILED) {
+        munmap(mem, n); /* the file's mapping is still there, whole */
+        return 0;
+    }
+    if (!st->held) st->held = xcalloc(st->size / ST_HOLD_CHUNK + 1, 1);
+    for (uintptr_t a = lo; a < hi; a += ST_HOLD_CHUNK) st->held[chunk_of(st, a)] = 1;
+    return (int64_t)n;
 }
 
 /* ---- writing -------------------------------------------------------------- */

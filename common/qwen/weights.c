@@ -184,6 +184,12 @@ void ckpt_release_pages(const Checkpoint *ck, const Tensor *t) {
         if (st_release_pages(&ck->shards[i], t)) return;
 }
 
+int64_t ckpt_hold(Checkpoint *ck, const void *begin, const void *end) {
+    int64_t moved = 0;
+    for (int i = 0; i < ck->n_shards && moved == 0; i++) moved = st_hold(&ck->shards[i], begin, end);
+    return moved;
+}
+
 void ckpt_close(Checkpoint *ck) {
     for (int i = 0; i < ck->n_shards; i++) st_close(&ck->shards[i]);
     free(ck->shards);

@@ -78,6 +78,10 @@ const Tensor *ckpt_layer_tensor(const Checkpoint *ck, int layer, const char *suf
  * (safetensors.h's st_release_pages); a later read brings them back from the file. */
 void ckpt_release_pages(const Checkpoint *ck, const Tensor *t);
 
+/* Moves bytes [begin, end) of one of ck's shards into memory of the process's own, in
+ * 2 MB pages (safetensors.h's st_hold): the bytes moved, 0 when none were. */
+int64_t ckpt_hold(Checkpoint *ck, const void *begin, const void *end);
+
 /* The name a stored tensor is known by in this workbook: the language model's prefix
  * removed; NULL for tensors that are skipped (vision tower, mtp head). */
 const char *ckpt_text_name(const char *stored_name);
