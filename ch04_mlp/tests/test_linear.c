@@ -282,8 +282,10 @@ END_TEST
 /* Row t of linear_batch equals linear() on token t bit for bit: each output is summed
  * by the same steps in the same order whatever tile it falls in — also when the rows
  * are widened into a panel block by block and the running sums wait between the blocks
- * (from 12 tokens on): rows of 9000 are 9 blocks of 1024, the last one partial, and 300
- * tokens are 2 chunks of 256 sums. Tolerance: none. */
+ * (from 12 tokens on): rows of 9000 are 9 blocks of 1024, the last one partial, and 139
+ * and 300 tokens go by in chunks of 32 or fewer (as many rows of 9000 as fit in 5/8 of
+ * the second-level cache, kernels/linear.c: 32 on any core with less than 1.8 MB of
+ * it), the last one shorter. Tolerance: none. */
 START_TEST(test_batch_row_equals_one_token) {
     const int64_t T_list[] = {2, 3, 5, 139, 300}, shapes[][2] = {{21, 45}, {50, 9000}};
     for (unsigned d = 0; d < ARRAY_LEN(all_dtypes); d++)
