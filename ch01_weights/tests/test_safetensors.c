@@ -317,7 +317,8 @@ START_TEST(held_bytes_stay_where_they_were) {
     long after = resident_pages();
     ck_assert_int_eq(moved, expected);
     ck_assert(memcmp(big->data, values, 4 * (size_t)N) == 0);
-    ck_assert_msg(before < 0 || after - before <= 512, "the copy left %ld more pages resident", after - before);
+    ck_assert_msg(before < 0 || after - before <= 512, "the copy left %ld more pages resident",
+                  after - before);
     ck_assert_int_eq(st_hold(&st, begin, end), 0); /* held already: nothing more */
     char perms[5];
     bool file;
@@ -332,8 +333,10 @@ START_TEST(held_bytes_stay_where_they_were) {
         ck_assert(mapping_of(begin, perms, &file, &huge_kb) && file);
     ck_assert(st_release_pages(&st, big));
     ck_assert(memcmp(big->data, values, 4 * (size_t)N) == 0); /* the held pieces stayed, the rest came back */
-    printf("ok   st_hold: %lld of the tensor's %d bytes moved into %s, the same numbers, %ld pages more resident\n",
-           (long long)moved, 4 * N, expected ? "huge pages" : "nothing (no huge pages offered)", after - before);
+    printf("ok   st_hold: %lld of the tensor's %d bytes moved into %s, the same numbers, %ld pages more "
+           "resident\n",
+           (long long)moved, 4 * N, expected ? "huge pages" : "nothing (no huge pages offered)",
+           after - before);
     st_close(&st);
     free(values), free(path);
     (void)sum;

@@ -157,11 +157,11 @@ START_TEST(touched_weights_are_held) {
         fclose(thp);
     }
     bool offered = strstr(line, "[always]") || strstr(line, "[madvise]");
-    printf("OK   model_touch: %.1f of the %.1f MB of weights held in 2 MB pages (huge pages %s)\n", held / 1e6,
-           weights / 1e6, offered ? "offered" : "not offered");
+    printf("OK   model_touch: %.1f of the %.1f MB of weights held in 2 MB pages (huge pages %s)\n",
+           held / 1e6, weights / 1e6, offered ? "offered" : "not offered");
     if (offered)
-        ck_assert_msg(held >= weights - 2 * (int64_t)ST_HOLD_CHUNK * m->ck.n_shards, "held %lld of %lld bytes",
-                      (long long)held, (long long)weights);
+        ck_assert_msg(held >= weights - 2 * (int64_t)ST_HOLD_CHUNK * m->ck.n_shards,
+                      "held %lld of %lld bytes", (long long)held, (long long)weights);
     else
         ck_assert_int_eq(held, 0);
 

@@ -299,7 +299,9 @@ const char *st_metadata(const SafeTensors *st, const char *key) {
 }
 
 /* The mapping's chunk (of ST_HOLD_CHUNK bytes, st_hold) holding address a. */
-static size_t chunk_of(const SafeTensors *st, uintptr_t a) { return (a - (uintptr_t)st->map) / ST_HOLD_CHUNK; }
+static size_t chunk_of(const SafeTensors *st, uintptr_t a) {
+    return (a - (uintptr_t)st->map) / ST_HOLD_CHUNK;
+}
 
 bool st_release_pages(const SafeTensors *st, const Tensor *t) {
     uintptr_t map = (uintptr_t)st->map, begin = (uintptr_t)t->data;
@@ -311,7 +313,8 @@ bool st_release_pages(const SafeTensors *st, const Tensor *t) {
     while (first < last) {
         uintptr_t stop = first;
         while (stop < last && !(st->held && st->held[chunk_of(st, stop)])) stop += page;
-        if (stop > first) madvise((void *)first, stop - first, MADV_DONTNEED); /* only a hint; it cannot lose data here */
+        if (stop > first) /* only a hint; it cannot lose data here */
+            madvise((void *)first, stop - first, MADV_DONTNEED);
         while (stop < last && st->held && st->held[chunk_of(st, stop)]) stop += page;
         first = stop;
     }
@@ -319,7 +322,6 @@ bool st_release_pages(const SafeTensors *st, const Tensor *t) {
 }
 
 /* ---- holding the bytes in memory of the process's own ----------------------- */
-
 
 /* Whether Linux would give this process huge pages for memory it asks for them
  * (transparent huge pages "always" or "madvise", not "never" or a kernel without them). */
@@ -351,7 +353,8 @@ int64_t st_hold(SafeTensors *st, const void *begin, const void *end) {
      * both copies of more than one chunk */
     for (size_t off = 0; off < n; off += ST_HOLD_CHUNK) {
         memcpy(mem + off, (const char *)lo + off, ST_HOLD_CHUNK);
-        madvise((char *)lo + off, ST_HOLD_CHUNK, MADV_DONTNEED); /* the file's pages: they come back from the file */
+        /* the file's pages, which would come back from the file */
+        madvise((char *)lo + off, ST_HOLD_CHUNK, MADV_DONTNEED);
     }
     mprotect(mem, n, PROT_READ); /* read-only, as the mapping was */
     if (mremap(mem, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)lo) == MAP_FAILED) {
