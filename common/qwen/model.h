@@ -130,7 +130,7 @@ int64_t model_weight_bytes(const Model *m);
  * not packed, but for the embedding table, whose rows come in as they are looked up)
  * in from the disk now rather than during the first token: into memory of the
  * process's own in 2 MB pages where Linux gives them (safetensors.h's st_hold says why:
- * a prompt is read 10-20% faster), every byte of them that lies in whole 2 MB pieces,
+ * a prompt is read 10-30% faster), every byte of them that lies in whole 2 MB pieces,
  * and by reading one byte of every 4 KB page of the mapped file for the rest. Resident
  * memory ends the same either way. progress (may be NULL) is called after each tensor
  * with the bytes done and the total. */
