@@ -312,8 +312,8 @@ static const Tiles *tiles_for(DType dt, int portable) {
  * first finds them there; with all the tokens passing every row group, x came from the
  * shared third-level cache each time (139 tokens of down_proj, in = 3584, are 2 MB). A
  * row group is then widened once per chunk, from the second-level cache after the
- * first time. Measured on the whole model, alternating in one process: 139 tokens 10%
- * faster (down_proj in chunks of 36 tokens, out_proj of 72), a pass of 256 tokens 3%
+ * first time. Measured on the whole model, alternating in one process: 139 tokens 2%
+ * faster (down_proj in chunks of 36 tokens, out_proj of 72), a pass of 256 tokens 11%
  * (every projection in 2 or more chunks); chunks of 3/8 of the cache were slower, of
  * 3/4 and all of it no different. Rows longer than KBLOCK are cut into blocks of
  * KBLOCK positions, the running sums kept from one block to the next (every block
