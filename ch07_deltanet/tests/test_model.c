@@ -25,6 +25,7 @@
 #include "qwen/sample.h"
 #include "tests/compare.h"
 #include "tests/golden_fixture.h"
+#include "tests/huge_pages.h"
 #include "workbook/util.h"
 #include "tests/check_main.h"
 
@@ -150,13 +151,7 @@ START_TEST(touched_weights_are_held) {
     for (int i = 0; i < m->ck.n_shards; i++)
         for (size_t c = 0; m->ck.shards[i].held && c <= m->ck.shards[i].size / ST_HOLD_CHUNK; c++)
             held += m->ck.shards[i].held[c] ? (int64_t)ST_HOLD_CHUNK : 0;
-    FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-    char line[128] = "";
-    if (thp) {
-        if (!fgets(line, sizeof line, thp)) line[0] = 0;
-        fclose(thp);
-    }
-    bool offered = strstr(line, "[always]") || strstr(line, "[madvise]");
+    bool offered = thp_offered();
     printf("OK   model_touch: %.1f of the %.1f MB of weights held in 2 MB pages (huge pages %s)\n",
            held / 1e6, weights / 1e6, offered ? "offered" : "not offered");
     if (offered)

@@ -443,17 +443,17 @@ void model_touch(Model *m, void (*progress)(int64_t done, int64_t total, void *c
             total += m->ck.refs[i]->numel * dtype_size(m->ck.refs[i]->dtype);
         }
     qsort(whole, (size_t)n, sizeof *whole, by_address);
-    /* Tensors that follow each other in a file are one run of bytes: each tensor's call
-     * moves the whole 2 MB pieces of the run up to its end not moved yet. */
-    const char *run_end = NULL, *held_to = NULL;
+    /* Tensors that follow each other in a file are one run of bytes: at each tensor, the
+     * run so far is held, which moves the whole 2 MB pieces up to its end not held yet
+     * (a piece that straddles two tensors too). */
+    const char *run = NULL, *run_end = NULL;
     for (int i = 0; i < n; i++) {
         const Tensor *t = whole[i];
         const unsigned char *p = t->data;
         int64_t bytes = t->numel * dtype_size(t->dtype);
-        if ((const char *)p != run_end) held_to = (const char *)p; /* a new run */
+        if ((const char *)p != run_end) run = (const char *)p; /* a new run */
         run_end = (const char *)p + bytes;
-        if (ckpt_hold(&m->ck, held_to, run_end) > 0) /* moved up to the last whole piece */
-            held_to = (const char *)((uintptr_t)run_end & ~(ST_HOLD_CHUNK - 1));
+        ckpt_hold(&m->ck, run, run_end);
         volatile unsigned char sink = 0;
         for (int64_t b = 0; b < bytes; b += page) sink ^= p[b]; /* one read per page brings the rest in */
         (void)sink;

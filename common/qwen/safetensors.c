@@ -303,19 +303,22 @@ static size_t chunk_of(const SafeTensors *st, uintptr_t a) {
     return (a - (uintptr_t)st->map) / ST_HOLD_CHUNK;
 }
 
+/* Whether the chunk at address a is held (st_hold). */
+static bool is_held(const SafeTensors *st, uintptr_t a) { return st->held && st->held[chunk_of(st, a)]; }
+
 bool st_release_pages(const SafeTensors *st, const Tensor *t) {
     uintptr_t map = (uintptr_t)st->map, begin = (uintptr_t)t->data;
     uint64_t bytes = (uint64_t)t->numel * (uint64_t)dtype_size(t->dtype);
     if (!st->map || begin < map || begin - map > st->size || bytes > st->size - (begin - map)) return false;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t first = (begin + page - 1) & ~(page - 1), last = (begin + (uintptr_t)bytes) & ~(page - 1);
-    /* page by page, around the held chunks (st_hold): there the process's pages are the only copy */
+    /* page by page, around the held chunks: there the process's pages are the only copy */
     while (first < last) {
         uintptr_t stop = first;
-        while (stop < last && !(st->held && st->held[chunk_of(st, stop)])) stop += page;
+        while (stop < last && !is_held(st, stop)) stop += page;
         if (stop > first) /* only a hint; it cannot lose data here */
             madvise((void *)first, stop - first, MADV_DONTNEED);
-        while (stop < last && st->held && st->held[chunk_of(st, stop)]) stop += page;
+        while (stop < last && is_held(st, stop)) stop += page;
         first = stop;
     }
     return true;
@@ -334,13 +337,9 @@ static bool huge_pages_offered(void) {
     return offered;
 }
 
-int64_t st_hold(SafeTensors *st, const void *begin, const void *end) {
-    uintptr_t map = (uintptr_t)st->map, b = (uintptr_t)begin, e = (uintptr_t)end;
-    if (!st->map || b < map || e > map + st->size || e <= b || !huge_pages_offered()) return 0;
-    uintptr_t lo = (b + ST_HOLD_CHUNK - 1) & ~(ST_HOLD_CHUNK - 1), hi = e & ~(ST_HOLD_CHUNK - 1);
-    if (hi <= lo) return 0;
-    for (uintptr_t a = lo; st->held && a < hi; a += ST_HOLD_CHUNK)
-        if (st->held[chunk_of(st, a)]) return 0; /* held already, in part */
+/* Moves the chunks lo .. hi − 1 (none of them held) into huge pages: the bytes moved, 0
+ * when the system refused (the file's mapping is then still there, whole). */
+static int64_t hold_chunks(SafeTensors *st, uintptr_t lo, uintptr_t hi) {
     size_t n = hi - lo;
     /* anonymous memory at a 2 MB boundary: ask for one chunk more, give back the ends */
     char *raw = mmap(NULL, n + ST_HOLD_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -358,12 +357,27 @@ int64_t st_hold(SafeTensors *st, const void *begin, const void *end) {
     }
     mprotect(mem, n, PROT_READ); /* read-only, as the mapping was */
     if (mremap(mem, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)lo) == MAP_FAILED) {
-        munmap(mem, n); /* the file's mapping is still there, whole */
+        munmap(mem, n);
         return 0;
     }
     if (!st->held) st->held = xcalloc(st->size / ST_HOLD_CHUNK + 1, 1);
     for (uintptr_t a = lo; a < hi; a += ST_HOLD_CHUNK) st->held[chunk_of(st, a)] = 1;
     return (int64_t)n;
+}
+
+int64_t st_hold(SafeTensors *st, const void *begin, const void *end) {
+    uintptr_t map = (uintptr_t)st->map, b = (uintptr_t)begin, e = (uintptr_t)end;
+    if (!st->map || b < map || e > map + st->size || e <= b) return 0;
+    uintptr_t lo = (b + ST_HOLD_CHUNK - 1) & ~(ST_HOLD_CHUNK - 1), hi = e & ~(ST_HOLD_CHUNK - 1);
+    if (hi <= lo || !huge_pages_offered()) return 0;
+    int64_t moved = 0;
+    for (uintptr_t a = lo; a < hi;) { /* each run of chunks not held yet */
+        while (a < hi && is_held(st, a)) a += ST_HOLD_CHUNK;
+        uintptr_t run = a;
+        while (a < hi && !is_held(st, a)) a += ST_HOLD_CHUNK;
+        if (a > run) moved += hold_chunks(st, run, a);
+    }
+    return moved;
 }
 
 /* ---- writing -------------------------------------------------------------- */

@@ -80,11 +80,12 @@ bool st_release_pages(const SafeTensors *st, const Tensor *t);
  * translation for a new page every 4 KB; a multiply that widens a few rows of weights
  * at a time waits on those look-ups (a 139-token prompt of Qwen3.5-0.8B took 10-30%
  * longer in 4 KB pages). The copy is made a piece at a time, each piece's file pages
- * let go once copied, so the process's resident memory does not grow. The bytes moved
- * (a multiple of 2 MB), or 0 — nothing moved, nothing lost — when the range is not in
- * the mapping, holds no whole 2 MB piece or one held already, or the system gives no
- * huge pages (then the file's mapping serves as well as a copy). Held bytes are the
- * only copy in the process: st_release_pages leaves them where they are. */
+ * let go once copied, so the process's resident memory does not grow; pieces held
+ * already stay as they are. The bytes moved (a multiple of 2 MB), or 0 — nothing moved,
+ * nothing lost — when the range is not in the mapping, holds no whole 2 MB piece not
+ * held yet, or the system gives no huge pages (then the file's mapping serves as well
+ * as a copy). Held bytes are the only copy in the process: st_release_pages leaves
+ * them where they are. */
 #define ST_HOLD_CHUNK ((uintptr_t)2 << 20) /* a huge page of x86-64 Linux */
 int64_t st_hold(SafeTensors *st, const void *begin, const void *end);
 

@@ -185,8 +185,8 @@ void ckpt_release_pages(const Checkpoint *ck, const Tensor *t) {
 }
 
 int64_t ckpt_hold(Checkpoint *ck, const void *begin, const void *end) {
-    int64_t moved = 0;
-    for (int i = 0; i < ck->n_shards && moved == 0; i++) moved = st_hold(&ck->shards[i], begin, end);
+    int64_t moved = 0; /* a range lies in one shard's mapping at most: the others move nothing */
+    for (int i = 0; i < ck->n_shards; i++) moved += st_hold(&ck->shards[i], begin, end);
     return moved;
 }
 
