@@ -24,22 +24,27 @@ static float fma_sink;
  * as a few equal parts at once, one 64-byte line from each in turn: one core that
  * follows a single stream leaves part of what memory can deliver unused on many
  * machines, and the fast linear kernels read their weights as several streams per core
- * too (kernels/linear.c, kernels/quant.c). The numbers are added as 16-bit sums that
- * wrap around (only the reading counts): with no widening to 32 bits, the loop is so
- * light that the memory, not the core, sets its speed.
+ * too (kernels/linear.c, kernels/quant.c). Only the reading counts: the sums wrap
+ * around.
  *
  * Which way of reading draws the most from memory depends on the machine, so a pass is
  * made in each of these ways (READ_WAYS) and the fastest counts:
- *   4 streams, nothing asked for ahead: the core's own prefetcher follows each stream;
+ *   4 streams, nothing asked for ahead, 16-bit sums: a loop so light that the memory,
+ *             not the core, should set its speed; the core's own prefetcher follows
+ *             each stream;
  *   2 streams, each line asked for 4 KB ahead of the one being read (a prefetch
- *             instruction): on some machines the core's prefetcher alone runs each
- *             stream too slowly, and there this reads up to a third faster (measured
- *             on an AMD EPYC under KVM: 55–58 GB/s against 37–42; the 8-bit decoding
- *             kernel read its weights at 53 there).
+ *             instruction), 16-bit sums: on some machines the core's prefetcher alone
+ *             runs each stream too slowly, and there this reads up to a third faster
+ *             (measured on an AMD EPYC under KVM: 55–58 GB/s against 37–42);
+ *   4 streams, 2 KB ahead, each number widened to 32 bits and multiplied into 32-bit
+ *             sums, 32 bytes of each stream a step: the pace of the BF16 decode tile.
+ *             On an AMD EPYC (Zen 5) under KVM with its two cores on different chips,
+ *             that tile read its weights up to 13% faster than either light way; this
+ *             loop then read 70–73 GB/s where they read 49–56 (the same loop with the
+ *             16-bit sums read 38–47: the lighter loop draws less from that memory,
+ *             not the order of the reads).
  * A yardstick that a kernel beats is no limit, so the bound takes the fastest reading
- * known. Even so, on that machine the BF16 decode tile (kernels/linear.c) read its
- * rows 5–10% faster than either way, for reasons these loops did not show (a share of
- * the bound above 100%: bench/README). */
+ * known (a share of the bound above 100%: bench/README). */
 #define MAX_STREAMS 4
 #define READ_LINE   32           /* 16-bit numbers: one 64-byte cache line */
 #define READ_TASK   (1024 << 10) /* bytes */
@@ -53,16 +58,22 @@ typedef struct {
     uint16_t sink[MAX_WORKERS]; /* each worker's sum */
 } ReadJob;
 
+/* The 16-bit numbers first .. last − 1 of a region that task reads. */
+static const uint16_t *task_range(const ReadJob *j, int64_t task, int64_t *first, int64_t *last) {
+    int r = 0;
+    while (task >= j->first_task[r + 1]) r++;
+    int64_t len = (int64_t)(j->bytes[r] / sizeof(uint16_t)), per_task = READ_TASK / (int64_t)sizeof(uint16_t);
+    *first = (task - j->first_task[r]) * per_task;
+    *last = *first + per_task < len ? *first + per_task : len;
+    return j->data[r];
+}
+
 /* One task, read with `streams` streams and `ahead` numbers asked for ahead: constants
  * in each of the read_task_* below, so that the sums stay in registers. */
 static inline __attribute__((always_inline)) void read_part(ReadJob *j, int64_t task, int worker,
                                                             const int streams, const int ahead) {
-    int r = 0;
-    while (task >= j->first_task[r + 1]) r++;
-    const uint16_t *a = j->data[r];
-    int64_t len = (int64_t)(j->bytes[r] / sizeof(uint16_t)), per_task = READ_TASK / (int64_t)sizeof(uint16_t);
-    int64_t first = (task - j->first_task[r]) * per_task,
-            last = first + per_task < len ? first + per_task : len;
+    int64_t first, last;
+    const uint16_t *a = task_range(j, task, &first, &last);
     int64_t part = (last - first) / (streams * READ_LINE) * READ_LINE; /* per stream */
     uint16_t sum[MAX_STREAMS][READ_LINE] = {{0}}; /* one running sum per lane and stream */
     uint16_t s = 0;
@@ -81,7 +92,33 @@ static inline __attribute__((always_inline)) void read_part(ReadJob *j, int64_t 
 static void read_task_4(void *ctx, int64_t task, int worker) { read_part(ctx, task, worker, 4, 0); }
 static void read_task_2_ahead(void *ctx, int64_t task, int worker) { read_part(ctx, task, worker, 2, 2048); }
 
-static void (*const READ_WAYS[])(void *, int64_t, int) = {read_task_4, read_task_2_ahead};
+/* One task read at the pace of the BF16 decode tile (kernels/linear.c): 4 streams, 16
+ * numbers a step from each, each widened to 32 bits, multiplied and added into 32-bit
+ * sums, each stream's line 2 KB ahead asked for at every step. Integers, so that the
+ * speed cannot depend on the bytes (float arithmetic on bytes that are no BF16 numbers
+ * — 8-bit weights — may meet subnormals, which some cores handle slowly). */
+static void read_task_paced(void *ctx, int64_t task, int worker) {
+    ReadJob *j = ctx;
+    int64_t first, last;
+    const uint16_t *a = task_range(j, task, &first, &last);
+    int64_t part = (last - first) / (4 * READ_LINE) * READ_LINE; /* per stream */
+    uint32_t sum[4][16] = {{0}};
+    for (int64_t jj = 0; jj < part; jj += 16)
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++) {
+            const uint16_t *p = a + first + k * part + jj;
+            if (jj + 1024 < part) __builtin_prefetch(p + 1024, 0, 3); /* within the stream */
+#pragma omp simd
+            for (int i = 0; i < 16; i++) sum[k][i] += (uint32_t)p[i] * 3u;
+        }
+    uint16_t s = 0;
+    for (int64_t i = first + 4 * part; i < last; i++) s += a[i]; /* what is left */
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 16; i++) s += (uint16_t)sum[k][i];
+    j->sink[worker % MAX_WORKERS] += s;
+}
+
+static void (*const READ_WAYS[])(void *, int64_t, int) = {read_task_4, read_task_2_ahead, read_task_paced};
 
 /* Seconds of one pass over the regions, each task read by `read`. */
 static double read_seconds(const void *const *data, const size_t *bytes, int n,

@@ -36,7 +36,8 @@
  * bytes[i] bytes at data[i], 2-byte aligned), summing them as 16-bit numbers on all
  * threads, each thread its share of every region as a few streams; each round makes
  * one pass in each of the ways machine.c tries (streams the core's prefetcher follows
- * alone, and fewer streams with lines asked for ahead). The regions may be a pool
+ * alone, fewer streams with lines asked for ahead, and streams read at the pace of the
+ * decode tile, with lines asked for ahead). The regions may be a pool
  * allocated for the purpose or the very memory a benchmark reads (a model's mapped
  * weights). */
 double machine_read_bandwidth(const void *const *data, const size_t *bytes, int n, int tries);
