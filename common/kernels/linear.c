@@ -309,8 +309,8 @@ static const Tiles *tiles_for(DType dt, int portable) {
  *               tokens alternating in one process, one token of the whole model 12–13%
  *               faster with 2 KB ahead (1 KB and 1.5 KB the same; 512 bytes and 4 KB
  *               5–10% slower than 2 KB, 8 KB slower still). With the two cores on
- *               different chips, where the memory is fastest, the share of the
- *               bandwidth bound (bench/README) went from 79–86% to 95–96%.
+ *               different chips, where the memory is fastest, a token went from
+ *               34.1 ms to 27.3–31.6 ms (bench/README).
  *   T tokens:   6 parts, tiles of 6 rows × 4 tokens, the tokens 4 at a time (then the
  *               last 1 to 3 in one narrower tile) while the 6 rows stay in the core's
  *               cache.
