@@ -59,8 +59,8 @@
 #define PACK_MIN_TOKENS 12   /* from this many tokens on, a tile's rows are widened once (packed_rows) */
 #define KBLOCK          1024 /* ... up to this many positions at a time (packed_rows) */
 #define TOKEN_CHUNK     256  /* at most this many tokens in a chunk (packed_rows keeps their sums in acc) */
-#define READ_AHEAD      2048 /* bytes ahead of each stream that a one-token tile asks for (walk_task) */
 #define MIN_CHUNK       32   /* ... and at least this many (while there are as many) */
+#define READ_AHEAD      2048 /* bytes ahead of each stream that a one-token tile asks for (walk_task) */
 /* A panel row every KBLOCK + 16 floats, so that the rows fall into different cache sets. */
 #define PANEL_STRIDE (KBLOCK + LANES)
 
@@ -350,7 +350,7 @@ static const Tiles *tiles_for(DType dt, int portable) {
  * the multiply-add rate (Zen 4) blocks of 512 had measured 3-8% slower than whole rows. */
 #define TASK_BYTES (256 << 10)
 /* One token: longer tasks, so that each of a task's 4 streams runs 256 KB before it
- * ends and the next task's begin (measured on the whole model, tokens alternating in
+ * ends and the next task's streams begin (measured on the whole model, tokens alternating in
  * one process, AMD EPYC with the cores on two chips: 9.5% faster than with 256 KB
  * tasks; 512 KB 2% and 2 MB 1% slower than 1 MB). */
 #define DECODE_TASK_BYTES (1024 << 10)
