@@ -141,7 +141,7 @@ static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t 
         memset(acc, 0, sizeof acc);
     else
         memcpy(acc, acc_mem, sizeof acc);
-    int ahead = R == STREAMS && C == 1 && (phase & AHEAD);
+    int ahead = R == STREAMS && C == 1 && (phase & AHEAD); /* 0 at compile time in every other tile */
     int64_t k = 0;
     for (; k + LANES <= len; k += LANES)
         step_portable(dt, w, w_step, x, x_step, k, LANES, 0, ahead, R, C, acc);
@@ -204,7 +204,7 @@ static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_
         for (int c = 0; c < C; c++)
             acc[r][c] =
                 phase & FROM_ZERO ? _mm512_setzero_ps() : _mm512_loadu_ps(acc_mem + (r * TOKENS + c) * LANES);
-    int ahead = R == STREAMS && C == 1 && (phase & AHEAD);
+    int ahead = R == STREAMS && C == 1 && (phase & AHEAD); /* 0 at compile time in every other tile */
     int64_t k = 0;
     for (; k + LANES <= len; k += LANES) step_avx512(dt, w, w_step, x, x_step, k, 0, 0, ahead, R, C, acc);
     if (k < len)

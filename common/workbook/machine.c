@@ -41,8 +41,8 @@ static float fma_sink;
  *             On an AMD EPYC (Zen 5) under KVM with its two cores on different chips,
  *             that tile read its weights up to 13% faster than either light way; this
  *             loop then read 70–73 GB/s where they read 49–56 (the same loop with the
- *             16-bit sums read 38–47: the lighter loop draws less from that memory,
- *             not the order of the reads).
+ *             16-bit sums read 38–47: it is the lighter loop that draws less from that
+ *             memory, not the order of the reads).
  * A yardstick that a kernel beats is no limit, so the bound takes the fastest reading
  * known (a share of the bound above 100%: bench/README). */
 #define MAX_STREAMS 4
@@ -97,24 +97,26 @@ static void read_task_2_ahead(void *ctx, int64_t task, int worker) { read_part(c
  * sums, each stream's line 2 KB ahead asked for at every step. Integers, so that the
  * speed cannot depend on the bytes (float arithmetic on bytes that are no BF16 numbers
  * — 8-bit weights — may meet subnormals, which some cores handle slowly). */
+#define PACED_STEP  16   /* numbers of each stream a step: 32 bytes, as the tile reads */
+#define PACED_AHEAD 1024 /* numbers: 2 KB */
 static void read_task_paced(void *ctx, int64_t task, int worker) {
     ReadJob *j = ctx;
     int64_t first, last;
     const uint16_t *a = task_range(j, task, &first, &last);
-    int64_t part = (last - first) / (4 * READ_LINE) * READ_LINE; /* per stream */
-    uint32_t sum[4][16] = {{0}};
-    for (int64_t jj = 0; jj < part; jj += 16)
+    int64_t part = (last - first) / (MAX_STREAMS * READ_LINE) * READ_LINE; /* per stream */
+    uint32_t sum[MAX_STREAMS][PACED_STEP] = {{0}};
+    for (int64_t jj = 0; jj < part; jj += PACED_STEP)
 #pragma GCC unroll 4
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < MAX_STREAMS; k++) {
             const uint16_t *p = a + first + k * part + jj;
-            if (jj + 1024 < part) __builtin_prefetch(p + 1024, 0, 3); /* within the stream */
+            if (jj + PACED_AHEAD < part) __builtin_prefetch(p + PACED_AHEAD, 0, 3); /* within the stream */
 #pragma omp simd
-            for (int i = 0; i < 16; i++) sum[k][i] += (uint32_t)p[i] * 3u;
+            for (int i = 0; i < PACED_STEP; i++) sum[k][i] += (uint32_t)p[i] * 3u;
         }
     uint16_t s = 0;
-    for (int64_t i = first + 4 * part; i < last; i++) s += a[i]; /* what is left */
-    for (int k = 0; k < 4; k++)
-        for (int i = 0; i < 16; i++) s += (uint16_t)sum[k][i];
+    for (int64_t i = first + MAX_STREAMS * part; i < last; i++) s += a[i]; /* what is left */
+    for (int k = 0; k < MAX_STREAMS; k++)
+        for (int i = 0; i < PACED_STEP; i++) s += (uint16_t)sum[k][i];
     j->sink[worker % MAX_WORKERS] += s;
 }
 
