@@ -169,12 +169,14 @@ void attend_tokens_fast(const float *q, int64_t q_stride, int B, int G, const fl
     int64_t per_token = (int64_t)G * P; /* token b's scores: score + b · per_token, [G, P] */
     int n_all = pos0 + B;               /* the last token reads positions 0 .. pos0 + B − 1 */
     /* 4. s[g][j] = q_g · k_j, a block of keys at a time for every token that reads it
-     *    (token b reads n = pos0 + b + 1 positions), then / sqrt(d) */
-    for (int j0 = 0; j0 < n_all; j0 += KEY_BLOCK)
+     *    (token b reads n = pos0 + b + 1 positions), then / sqrt(d). One token reads
+     *    each key once: its keys are one block, read as 6 long streams (dot_rows). */
+    int key_block = B == 1 ? n_all : KEY_BLOCK;
+    for (int j0 = 0; j0 < n_all; j0 += key_block)
         for (int b = 0; b < B; b++) {
             int n = reads(pos0, b);
             if (j0 >= n) continue;
-            int len = n - j0 < KEY_BLOCK ? n - j0 : KEY_BLOCK;
+            int len = n - j0 < key_block ? n - j0 : key_block;
             for (int g = 0; g < G; g += QUERIES) {
                 int C = G - g < QUERIES ? G - g : QUERIES;
                 dot_rows(q + b * q_stride + (int64_t)g * d, C, K + (int64_t)j0 * d, d, len, d,

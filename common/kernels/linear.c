@@ -60,7 +60,7 @@
 #define KBLOCK          1024 /* ... up to this many positions at a time (packed_rows) */
 #define TOKEN_CHUNK     256  /* at most this many tokens in a chunk (packed_rows keeps their sums in acc) */
 #define MIN_CHUNK       32   /* ... and at least this many (while there are as many) */
-#define READ_AHEAD      2048 /* bytes ahead of each stream that a one-token tile asks for (walk_task) */
+#define READ_AHEAD      2048 /* bytes ahead of each stream that a tile asks for (walk_task, dot_rows) */
 /* A panel row every KBLOCK + 16 floats, so that the rows fall into different cache sets. */
 #define PANEL_STRIDE (KBLOCK + LANES)
 
@@ -129,19 +129,20 @@ enum {
     FROM_ZERO = 1, /* start with zero sums (else: the sums in acc) */
     TO_OUTPUT = 2, /* end by adding the 16 sums into y (else: leave them in acc) */
     WHOLE_ROW = FROM_ZERO | TO_OUTPUT,
-    AHEAD = 4, /* a one-token tile: ask for the line READ_AHEAD bytes ahead in each row at every
-                * step (walk_task sets it only where that line is one of the rows' own part) */
+    AHEAD = 4, /* a tile that may ask (the one-token tiles, the keys tiles): ask for the line
+                * READ_AHEAD bytes ahead in each row at every step (set only where that line is
+                * one of the rows' own part) */
 };
 
 static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t w_step, int64_t len,
                                                const float *x, int64_t x_step, float *acc_mem, int phase,
-                                               float *y, int64_t y_step, int64_t out, int R, int C) {
+                                               float *y, int64_t y_step, int64_t out, int R, int C, int ASK) {
     float acc[ROWS][TOKENS][LANES]; /* running sums of output (r, c) */
     if (phase & FROM_ZERO)
         memset(acc, 0, sizeof acc);
     else
         memcpy(acc, acc_mem, sizeof acc);
-    int ahead = R == STREAMS && C == 1 && (phase & AHEAD); /* 0 at compile time in every other tile */
+    int ahead = ASK && (phase & AHEAD); /* ASK is a constant: 0 in every tile that never asks */
     int64_t k = 0;
     for (; k + LANES <= len; k += LANES)
         step_portable(dt, w, w_step, x, x_step, k, LANES, 0, ahead, R, C, acc);
@@ -196,7 +197,7 @@ static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_
 
 static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_step, int64_t len,
                                              const float *x, int64_t x_step, float *acc_mem, int phase,
-                                             float *y, int64_t y_step, int64_t out, int R, int C) {
+                                             float *y, int64_t y_step, int64_t out, int R, int C, int ASK) {
     __m512 acc[ROWS][TOKENS];
 #pragma GCC unroll 6
     for (int r = 0; r < R; r++)
@@ -204,7 +205,7 @@ static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_
         for (int c = 0; c < C; c++)
             acc[r][c] =
                 phase & FROM_ZERO ? _mm512_setzero_ps() : _mm512_loadu_ps(acc_mem + (r * TOKENS + c) * LANES);
-    int ahead = R == STREAMS && C == 1 && (phase & AHEAD); /* 0 at compile time in every other tile */
+    int ahead = ASK && (phase & AHEAD); /* ASK is a constant: 0 in every tile that never asks */
     int64_t k = 0;
     for (; k + LANES <= len; k += LANES) step_avx512(dt, w, w_step, x, x_step, k, 0, 0, ahead, R, C, acc);
     if (k < len)
@@ -240,37 +241,53 @@ typedef struct {
     TileFn *rows[TOKENS + 1];
     /* 1 × c: the rows left over after the groups of ROWS */
     TileFn *one[TOKENS + 1];
-    /* STREAMS × 1: one token */
+    /* STREAMS × 1: one token (asks ahead where the phase says AHEAD) */
     TileFn *streams;
+    /* ROWS × c again, asking ahead where the phase says AHEAD: one token's keys (dot_rows).
+     * Apart from rows[], so that the prompt's tiles carry no test for it. */
+    TileFn *keys[TOKENS + 1];
 } Tiles;
 
-#define DEFINE_TILE(name, impl, dt, R, C)                                                                    \
+#define DEFINE_TILE(name, impl, dt, R, C, ASK)                                                               \
     static void name(const char *w, int64_t w_step, int64_t len, const float *x, int64_t x_step, float *acc, \
                      int phase, float *y, int64_t y_step, int64_t out) {                                     \
-        impl(dt, w, w_step, len, x, x_step, acc, phase, y, y_step, out, R, C);                               \
+        impl(dt, w, w_step, len, x, x_step, acc, phase, y, y_step, out, R, C, ASK);                          \
     }
-#define DEFINE_TILES(name, impl, dt)                                                                         \
-    DEFINE_TILE(name##_r1, impl, dt, ROWS, 1)                                                                \
-    DEFINE_TILE(name##_r2, impl, dt, ROWS, 2)                                                                \
-    DEFINE_TILE(name##_r3, impl, dt, ROWS, 3)                                                                \
-    DEFINE_TILE(name##_r4, impl, dt, ROWS, 4)                                                                \
-    DEFINE_TILE(name##_o1, impl, dt, 1, 1)                                                                   \
-    DEFINE_TILE(name##_o2, impl, dt, 1, 2)                                                                   \
-    DEFINE_TILE(name##_o3, impl, dt, 1, 3)                                                                   \
-    DEFINE_TILE(name##_o4, impl, dt, 1, 4)                                                                   \
-    DEFINE_TILE(name##_streams, impl, dt, STREAMS, 1)                                                        \
+/* The tiles every dtype has */
+#define DEFINE_TILE_SET(name, impl, dt)                                                                      \
+    DEFINE_TILE(name##_r1, impl, dt, ROWS, 1, 0)                                                             \
+    DEFINE_TILE(name##_r2, impl, dt, ROWS, 2, 0)                                                             \
+    DEFINE_TILE(name##_r3, impl, dt, ROWS, 3, 0)                                                             \
+    DEFINE_TILE(name##_r4, impl, dt, ROWS, 4, 0)                                                             \
+    DEFINE_TILE(name##_o1, impl, dt, 1, 1, 0)                                                                \
+    DEFINE_TILE(name##_o2, impl, dt, 1, 2, 0)                                                                \
+    DEFINE_TILE(name##_o3, impl, dt, 1, 3, 0)                                                                \
+    DEFINE_TILE(name##_o4, impl, dt, 1, 4, 0)                                                                \
+    DEFINE_TILE(name##_streams, impl, dt, STREAMS, 1, 1)
+/* A dtype's Tiles; after the name, its keys tiles (or {NULL}) */
+#define TILES_OF(name, ...)                                                                                  \
     static const Tiles name = {{NULL, name##_r1, name##_r2, name##_r3, name##_r4},                           \
                                {NULL, name##_o1, name##_o2, name##_o3, name##_o4},                           \
-                               name##_streams};
+                               name##_streams,                                                               \
+                               __VA_ARGS__};
+#define DEFINE_TILES(name, impl, dt) DEFINE_TILE_SET(name, impl, dt) TILES_OF(name, {NULL})
+/* float32 has the keys tiles too */
+#define DEFINE_TILES_WITH_KEYS(name, impl, dt)                                                               \
+    DEFINE_TILE_SET(name, impl, dt)                                                                          \
+    DEFINE_TILE(name##_k1, impl, dt, ROWS, 1, 1)                                                             \
+    DEFINE_TILE(name##_k2, impl, dt, ROWS, 2, 1)                                                             \
+    DEFINE_TILE(name##_k3, impl, dt, ROWS, 3, 1)                                                             \
+    DEFINE_TILE(name##_k4, impl, dt, ROWS, 4, 1)                                                             \
+    TILES_OF(name, {NULL, name##_k1, name##_k2, name##_k3, name##_k4})
 _Static_assert(TOKENS == 4, "DEFINE_TILES spells out the tiles of 1 .. 4 tokens");
 
 DEFINE_TILES(portable_bf16, tile_portable, DTYPE_BF16)
 DEFINE_TILES(portable_f16, tile_portable, DTYPE_F16)
-DEFINE_TILES(portable_f32, tile_portable, DTYPE_F32)
+DEFINE_TILES_WITH_KEYS(portable_f32, tile_portable, DTYPE_F32)
 #if LINEAR_AVX512
 DEFINE_TILES(avx512_bf16, tile_avx512, DTYPE_BF16)
 DEFINE_TILES(avx512_f16, tile_avx512, DTYPE_F16)
-DEFINE_TILES(avx512_f32, tile_avx512, DTYPE_F32)
+DEFINE_TILES_WITH_KEYS(avx512_f32, tile_avx512, DTYPE_F32)
 #endif
 
 static const Tiles *tiles_for(DType dt, int portable) {
@@ -562,12 +579,16 @@ void dot_rows(const float *x, int C, const float *w, int64_t w_stride, int64_t r
               int64_t y_stride) {
     /* as walk does: tile j takes row j of each of ROWS parts, so that the rows are read
      * as ROWS streams at once (a head's keys are short rows far apart; one stream of them
-     * is read at a third of the speed) */
+     * is read at a third of the speed), and, as the one-token tiles do, each stream asks
+     * for the line READ_AHEAD bytes on where that is still in its part (one token's
+     * attention over 2048 positions, keys and values of two heads: 19-25% faster,
+     * measured as for READ_AHEAD) */
     const Tiles *k = tiles_for(DTYPE_F32, 0);
     const char *data = (const char *)w;
     int64_t step = w_stride * (int64_t)sizeof(float), part = rows / ROWS;
     for (int64_t j = 0; j < part; j++)
-        k->rows[C](data + j * step, part * step, in, x, in, NULL, WHOLE_ROW, y + j, part, y_stride);
+        k->keys[C](data + j * step, part * step, in, x, in, NULL,
+                   WHOLE_ROW | ((part - j - 1) * step >= READ_AHEAD ? AHEAD : 0), y + j, part, y_stride);
     for (int64_t r = ROWS * part; r < rows; r++)
         k->one[C](data + r * step, 0, in, x, in, NULL, WHOLE_ROW, y + r, 0, y_stride);
 }
