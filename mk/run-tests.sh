@@ -12,9 +12,11 @@
 #   MID     the mid-size one ($BUILD/mid: the real layer widths, four layers), which
 #           reference/golden/mid_forward.safetensors was computed from
 # A script whose first lines hold "run-tests: together" runs at the same time as the
-# scripts next to it in the list that say so too (the judge's suites: they mostly wait
-# for compilers, limits and sleeping submissions, each in a scratch folder of its own);
-# their words are shown in list order once the last of them has ended.
+# other scripts that say so too (the judge's suites: they mostly wait for compilers,
+# limits and sleeping submissions, each in a scratch folder of its own), all of them
+# started first and beside the other tests, which run one at a time meanwhile (most of
+# them keep one core busy, so the two together take less time than one after the
+# other); their words are shown in list order at the end, once the last has ended.
 # With FAIL_FAST=1 it stops at the first failure (make mutants: one is enough).
 # A failing test's own words are repeated under the summary (its lines that do not
 # start with OK or ok, the last 40), so that the reason stays in sight at the end
@@ -66,25 +68,34 @@ $group
 EOF
     group=""
 }
-for t in "$@"; do
-    i=$((i + 1)) n=$(printf %03d $i) # the logs sort in the order the tests ran
-    if together "$t"; then
+start_group() {
+    i=0
+    for t in "$@"; do
+        i=$((i + 1)) n=$(printf %03d $i) # the logs sort in the order the tests are listed
+        together "$t" || continue
         { t0=$(date +%s)
           run "$n" "$t" 2>&1
           echo "-- $t: $(($(date +%s) - t0)) s"; } >"$logs/$n.log" &
         group="${group:+$group
 }$n $t"
-        continue
-    fi
-    end_group
-    [ "${FAIL_FAST:-0}" = 1 ] && [ $failed -gt 0 ] && break
+    done
+}
+# With FAIL_FAST the group starts only once the others have passed: a failure then
+# ends the run at once.
+fail_fast=${FAIL_FAST:-0}
+[ "$fail_fast" = 1 ] || start_group "$@"
+i=0
+for t in "$@"; do
+    i=$((i + 1)) n=$(printf %03d $i)
+    together "$t" && continue
+    [ "$fail_fast" = 1 ] && [ $failed -gt 0 ] && break
     echo "== $t"
     t0=$(date +%s)
     run "$n" "$t" 2>&1 | tee "$logs/$n.log"
     echo "-- $t: $(($(date +%s) - t0)) s"
     account "$n" "$t"
-    [ "${FAIL_FAST:-0}" = 1 ] && [ $failed -gt 0 ] && break
 done
+[ "$fail_fast" = 1 ] && [ $failed -eq 0 ] && start_group "$@"
 end_group
 
 echo
