@@ -195,6 +195,34 @@ static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_
     }
 }
 
+/* The 16 running sums of each of 8 outputs added up in the halving order of lanes_sum
+ * (8 + 8, 4 + 4, 2 + 2, 1 + 1, the upper half added to the lower), all 8 at once: each
+ * step adds two outputs' halves side by side in one register, where adding up one
+ * output at a time (_mm512_reduce_add_ps, the same order) takes a shuffle and an add
+ * per step for every output. The same additions of the same numbers, so the same
+ * totals to the last bit. Returns the 8 totals in order. (A tile of 6 × 4 over rows of
+ * 1024 spends ~12 cycles a step for 64 steps, and adding up its 24 outputs one at a
+ * time took a tenth of that again. Measured on the whole model, alternating in one
+ * process: 139- and 512-token prompts 2.5% and 1.7% faster; one token is read at the
+ * memory's pace, and its tiles of 4 sums keep the one-at-a-time reduction.) */
+static inline ALWAYS_INLINE __m256 sums_of_8(const __m512 v[8]) {
+    __m512 h[4], q[2];
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) /* 8 + 8: output 2i in 128-bit blocks 0–1, 2i + 1 in blocks 2–3 */
+        h[i] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0xEE),
+                             _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0x44));
+#pragma GCC unroll 2
+    for (int i = 0; i < 2; i++) /* 4 + 4: output 4i + j in block j */
+        q[i] = _mm512_add_ps(_mm512_shuffle_f32x4(h[2 * i], h[2 * i + 1], 0xDD),
+                             _mm512_shuffle_f32x4(h[2 * i], h[2 * i + 1], 0x88));
+    /* 2 + 2: block j holds output j in lanes 0–1, output 4 + j in lanes 2–3 */
+    __m512 d = _mm512_add_ps(_mm512_shuffle_ps(q[0], q[1], 0xEE), _mm512_shuffle_ps(q[0], q[1], 0x44));
+    /* 1 + 1: block j holds output j in lane 0, output 4 + j in lane 1 */
+    __m512 t = _mm512_add_ps(_mm512_shuffle_ps(d, d, 0xDD), _mm512_shuffle_ps(d, d, 0x88));
+    return _mm512_castps512_ps256(
+        _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0), t));
+}
+
 static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_step, int64_t len,
                                              const float *x, int64_t x_step, float *acc_mem, int phase,
                                              float *y, int64_t y_step, int64_t out, int R, int C, int ASK) {
@@ -210,15 +238,33 @@ static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_
     for (; k + LANES <= len; k += LANES) step_avx512(dt, w, w_step, x, x_step, k, 0, 0, ahead, R, C, acc);
     if (k < len)
         step_avx512(dt, w, w_step, x, x_step, k, (__mmask16)((1u << (len - k)) - 1), 1, 0, R, C, acc);
+    if (!(phase & TO_OUTPUT)) {
+#pragma GCC unroll 6
+        for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+            for (int c = 0; c < C; c++) _mm512_storeu_ps(acc_mem + (r * TOKENS + c) * LANES, acc[r][c]);
+        return;
+    }
+    if (R * C <= STREAMS) { /* a few sums (one token): one at a time */
+#pragma GCC unroll 6
+        for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+            for (int c = 0; c < C; c++) y[c * out + r * y_step] = _mm512_reduce_add_ps(acc[r][c]);
+        return;
+    }
+    /* eight at a time (sums_of_8), sum i = r·C + c */
+    float sum[ROWS * TOKENS + 8];
+#pragma GCC unroll 3
+    for (int i0 = 0; i0 < R * C; i0 += 8) {
+        __m512 v[8];
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) v[i] = i0 + i < R * C ? acc[(i0 + i) / C][(i0 + i) % C] : _mm512_setzero_ps();
+        _mm256_storeu_ps(sum + i0, sums_of_8(v));
+    }
 #pragma GCC unroll 6
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 4
-        for (int c = 0; c < C; c++) {
-            if (phase & TO_OUTPUT)
-                y[c * out + r * y_step] = _mm512_reduce_add_ps(acc[r][c]);
-            else
-                _mm512_storeu_ps(acc_mem + (r * TOKENS + c) * LANES, acc[r][c]);
-        }
+        for (int c = 0; c < C; c++) y[c * out + r * y_step] = sum[r * C + c];
 }
 
 #endif /* LINEAR_AVX512 */
