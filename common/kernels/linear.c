@@ -201,8 +201,8 @@ static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_
  * output at a time (_mm512_reduce_add_ps, the same order) takes a shuffle and an add
  * per step for every output. The same additions of the same numbers, so the same
  * totals to the last bit. Returns the 8 totals in order. (A tile of 6 × 4 over rows of
- * 1024 spends ~12 cycles a step for 64 steps, and adding up its 24 outputs one at a
- * time took a tenth of that again. Measured on the whole model, alternating in one
+ * 1024 spends ~12 cycles a step for 64 steps; a tenth of its samples fell after the
+ * loop, mostly in adding up its 24 outputs one at a time. Measured on the whole model, alternating in one
  * process: 139- and 512-token prompts 2.5% and 1.7% faster; one token is read at the
  * memory's pace, and its tiles of 4 sums keep the one-at-a-time reduction.) */
 static inline ALWAYS_INLINE __m256 sums_of_8(const __m512 v[8]) {
