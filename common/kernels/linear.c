@@ -202,9 +202,10 @@ static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_
  * per step for every output. The same additions of the same numbers, so the same
  * totals to the last bit. Returns the 8 totals in order. (A tile of 6 × 4 over rows of
  * 1024 spends ~12 cycles a step for 64 steps; a tenth of its samples fell after the
- * loop, mostly in adding up its 24 outputs one at a time. Measured on the whole model, alternating in one
- * process: 139- and 512-token prompts 2.5% and 1.7% faster; one token is read at the
- * memory's pace, and its tiles of 4 sums keep the one-at-a-time reduction.) */
+ * loop, mostly in adding up its 24 outputs one at a time. Measured on the whole model,
+ * alternating in one process: 139- and 512-token prompts 2.5% and 1.7% faster. One
+ * token is read at the memory's pace, and its tiles of 4 sums keep the one-at-a-time
+ * reduction.) */
 static inline ALWAYS_INLINE __m256 sums_of_8(const __m512 v[8]) {
     /* The immediates pick 128-bit blocks (shuffle_f32x4: two of a, then two of b) or
      * lanes within each block (shuffle_ps): 0xEE the upper two of each, 0x44 the lower
@@ -262,7 +263,8 @@ static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_
     for (int i0 = 0; i0 < R * C; i0 += 8) {
         __m512 v[8];
 #pragma GCC unroll 8
-        for (int i = 0; i < 8; i++) v[i] = i0 + i < R * C ? acc[(i0 + i) / C][(i0 + i) % C] : _mm512_setzero_ps();
+        for (int i = 0; i < 8; i++)
+            v[i] = i0 + i < R * C ? acc[(i0 + i) / C][(i0 + i) % C] : _mm512_setzero_ps();
         _mm256_storeu_ps(sum + i0, sums_of_8(v));
     }
 #pragma GCC unroll 6
