@@ -443,6 +443,36 @@ START_TEST(test_unaligned_weights) {
 }
 END_TEST
 
+/* Whether one token's tiles ask for their weights ahead is decided by measuring the
+ * first one-token calls of the process (kernels/linear.c), half of them asking and half
+ * not: every one of those calls, and the calls after the decision, must give the same
+ * bits, and the measuring must come to an end. Rows of 2 KB in BF16, so that each of a
+ * tile's streams has lines 2 KB further on to ask for. Tolerance: none. */
+START_TEST(test_asking_ahead) {
+    int64_t out = 64, in = 1024;
+    float *wv = random_floats(out * in), *x = random_floats(in);
+    float *first = xmalloc((size_t)out * sizeof *first), *y = xmalloc((size_t)out * sizeof *y);
+    Weight w;
+    weight_init(&w, DTYPE_BF16, out, in, wv);
+    linear(x, &w.t, first);
+    int calls = 1;
+    for (; linear_asks_ahead() < 0 && calls < 100000; calls++) {
+        linear(x, &w.t, y);
+        ck_assert_msg(memcmp(first, y, (size_t)out * sizeof *y) == 0,
+                      "linear() call %d gives other bits than the first", calls + 1);
+    }
+    ck_assert_msg(linear_asks_ahead() >= 0, "after %d one-token calls, still measuring whether to ask ahead",
+                  calls);
+    linear(x, &w.t, y);
+    ck_assert_msg(memcmp(first, y, (size_t)out * sizeof *y) == 0, "linear() after the decision: other bits");
+    printf("OK   linear(): the same bits over the %d calls that measured whether to ask ahead, and after "
+           "(it asks: %s)\n",
+           calls, linear_asks_ahead() ? "yes" : "no");
+    weight_free(&w);
+    free(wv), free(x), free(first), free(y);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("linear");
     TCase *hand = tcase_create("hand-worked");
@@ -463,6 +493,7 @@ int main(void) {
     tcase_add_test(promise, test_stack_equals_one_by_one);
     tcase_add_test(promise, test_inside_parallel_region);
     tcase_add_test(promise, test_unaligned_weights);
+    tcase_add_test(promise, test_asking_ahead);
     suite_add_tcase(s, promise);
 
     /* Check runs each test in a child process that may end without flushing stdout:

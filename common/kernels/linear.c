@@ -131,7 +131,7 @@ enum {
     WHOLE_ROW = FROM_ZERO | TO_OUTPUT,
     AHEAD = 4, /* a tile that may ask (the one-token tiles, the keys tiles): ask for the line
                 * READ_AHEAD bytes ahead in each row at every step (set only where that line is
-                * one of the rows' own part) */
+                * one of the rows' own part, on a machine where that is faster: the trial) */
 };
 
 static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t w_step, int64_t len,
@@ -370,10 +370,11 @@ static const Tiles *tiles_for(DType dt, int portable) {
  *
  *   one token:  4 parts, tiles of 4 rows × 1 token: four independent running sums, so
  *               the core need not wait for one multiply-add before starting the next.
- *               At every step the tile also asks for the line READ_AHEAD bytes further
- *               on in each of its 4 streams (a prefetch instruction: it changes no
- *               number, and walk_task asks it only where that line is still in the
- *               part). On some machines the core's own prefetcher alone follows four
+ *               At every step the tile may also ask for the line READ_AHEAD bytes
+ *               further on in each of its 4 streams (a prefetch instruction: it changes
+ *               no number, and walk_task asks it only where that line is still in the
+ *               part, and only where the first tokens measured it faster: the trial
+ *               below). On some machines the core's own prefetcher alone follows four
  *               streams per core too slowly: measured on an AMD EPYC (Zen 5) under KVM,
  *               tokens alternating in one process, one token of the whole model 12–13%
  *               faster with 2 KB ahead (1 KB and 1.5 KB the same; 512 bytes and 4 KB
@@ -436,6 +437,7 @@ typedef struct {
     float *y[LINEAR_MAX_STACK];
     PoolCut cut[LINEAR_MAX_STACK]; /* each W's rows in tasks of a multiple of parts (kernels/pool.h) */
     int64_t chunk;                 /* tokens per chunk of a packed task (chunk_tokens) */
+    bool ask;                      /* one token: the tiles ask ahead (the trial below) */
     int64_t first_task[LINEAR_MAX_STACK + 1];
     bool pack[LINEAR_MAX_STACK];
 } Walk;
@@ -562,7 +564,8 @@ static void walk_task(void *ctx, int64_t task, int worker) {
             float *yj = y + first + j;                         /* its output for token 0 */
             if (T == 1) /* AHEAD where the line asked for lies in the rows after row j of each part */
                 k->streams(rows, step, in, x, in, NULL,
-                           WHOLE_ROW | ((part - j - 1) * row_bytes >= READ_AHEAD ? AHEAD : 0), yj, part, out);
+                           WHOLE_ROW | (wk->ask && (part - j - 1) * row_bytes >= READ_AHEAD ? AHEAD : 0), yj,
+                           part, out);
             else
                 for (int64_t t = 0; t < T; t += TOKENS) {
                     int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
@@ -576,6 +579,44 @@ static void walk_task(void *ctx, int64_t task, int worker) {
             k->one[c](data + o * row_bytes, 0, in, x + t * in, in, NULL, WHOLE_ROW, y + t * out + o, 0, out);
         }
 }
+
+/* ---- asking ahead, or not: measured on the first tokens ----------------------------
+ *
+ * Whether the one-token tiles should ask for their lines ahead (AHEAD) depends on the
+ * machine, and two machines measured it in opposite ways (tokens of the whole model,
+ * two builds taking turns in one process, in both orders):
+ *   AMD EPYC (Zen 5) under KVM: the core's own prefetcher follows four streams per
+ *     core too slowly; asking 2 KB ahead made a token 12–13% faster (walk, above);
+ *   AMD EPYC (Zen 4) under KVM: the prefetcher keeps up by itself, and the prefetch
+ *     instructions only cost time: without them a token was 4–8% faster than asking
+ *     2 KB ahead while the memory read ~35 GB/s (the two cores on one chip), 15–19%
+ *     while it read ~55 GB/s (on two chips), 5–16% after 2048 tokens.
+ * Nothing a program can ask the processor says which kind it is, so the first
+ * one-token calls find out: TRIAL_CALLS calls take turns, TRIAL_RUN at a time, asking
+ * and not asking, and the way that read more bytes per second over all of them is kept
+ * for the rest of the run. A run of 13 calls against a layer's 4 means that each way
+ * meets every kind of matrix about equally often. A prefetch changes no number: the
+ * results are the same whichever way is kept, only the speed is not. */
+#define TRIAL_RUN   13
+#define TRIAL_CALLS (2 * TRIAL_RUN * 24) /* 624 calls: about 6 tokens of Qwen3.5-0.8B (97 calls each) */
+
+static struct {
+    int64_t calls;               /* one-token calls measured so far */
+    double bytes[2], seconds[2]; /* of those calls: [0] not asking, [1] asking */
+    int choice;                  /* −1 while measuring, then 0 or 1 */
+} trial = {.choice = -1};
+
+/* Whether the tiles of this one-token call ask ahead. */
+static bool asks_now(void) { return trial.choice >= 0 ? trial.choice : (trial.calls / TRIAL_RUN) % 2 == 1; }
+
+/* A measured call: `bytes` of weights read in `seconds`, asking or not. */
+static void trial_note(bool asked, double bytes, double seconds) {
+    trial.bytes[asked] += bytes, trial.seconds[asked] += seconds;
+    if (++trial.calls == TRIAL_CALLS)
+        trial.choice = trial.bytes[1] / trial.seconds[1] > trial.bytes[0] / trial.seconds[0];
+}
+
+int linear_asks_ahead(void) { return trial.choice; }
 
 /* The n matrices w (all of the same input width) times x, in one job. */
 static void walk(int portable, const Tensor *const *w, int n, const float *x, int64_t T, float *const *y) {
@@ -612,7 +653,17 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
         wk.first_task[i + 1] = wk.first_task[i] + pool_cut_tasks(&wk.cut[i]);
         before += out;
     }
+    /* one token: ask ahead or not, and while that is being measured (the trial above),
+     * time the call; a call from inside a task (alone on its worker) is not measured */
+    bool measure = T == 1 && trial.choice < 0 && !pool_in_task();
+    wk.ask = T == 1 && asks_now();
+    double t0 = measure ? now_seconds() : 0;
     pool_run(wk.first_task[n], walk_task, &wk);
+    if (measure) {
+        double bytes = 0;
+        for (int i = 0; i < n; i++) bytes += (double)(w[i]->numel * dtype_size(w[i]->dtype));
+        trial_note(wk.ask, bytes, now_seconds() - t0);
+    }
 }
 
 void linear(const float *x, const Tensor *w, float *y) { walk(0, &w, 1, x, 1, &y); }
@@ -632,15 +683,18 @@ void dot_rows(const float *x, int C, const float *w, int64_t w_stride, int64_t r
     /* as walk does: tile j takes row j of each of ROWS parts, so that the rows are read
      * as ROWS streams at once (a head's keys are short rows far apart; one stream of them
      * is read at a third of the speed), and, as the one-token tiles do, each stream asks
-     * for the line READ_AHEAD bytes on where that is still in its part (one token's
-     * attention over 2048 positions, keys and values of two heads: 19-25% faster,
-     * measured as for READ_AHEAD) */
+     * for the line READ_AHEAD bytes on where that is still in its part, on a machine
+     * where the trial found asking faster (one token's attention over 2048 positions,
+     * keys and values of two heads: 19-25% faster on the Zen 5, measured as for
+     * READ_AHEAD) */
     const Tiles *k = tiles_for(DTYPE_F32, 0);
     const char *data = (const char *)w;
     int64_t step = w_stride * (int64_t)sizeof(float), part = rows / ROWS;
+    bool ask = asks_now(); /* as one token's projections do (the trial above) */
     for (int64_t j = 0; j < part; j++)
         k->keys[C](data + j * step, part * step, in, x, in, NULL,
-                   WHOLE_ROW | ((part - j - 1) * step >= READ_AHEAD ? AHEAD : 0), y + j, part, y_stride);
+                   WHOLE_ROW | (ask && (part - j - 1) * step >= READ_AHEAD ? AHEAD : 0), y + j, part,
+                   y_stride);
     for (int64_t r = ROWS * part; r < rows; r++)
         k->one[C](data + r * step, 0, in, x, in, NULL, WHOLE_ROW, y + r, 0, y_stride);
 }

@@ -332,6 +332,8 @@ static void start_workers(void) {
 
 int pool_threads(void) { return active_workers(); }
 
+bool pool_in_task(void) { return in_worker; }
+
 int pool_workers_in_use(void) {
     int active = active_workers(), limit = atomic_load(&pool.limit);
     return limit == 0 || limit >= active ? active : limit;

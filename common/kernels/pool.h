@@ -30,6 +30,7 @@
 #ifndef POOL_H
 #define POOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef void PoolTask(void *ctx, int64_t task, int worker);
@@ -43,6 +44,8 @@ int pool_threads(void);
 int pool_workers_in_use(void);
 /* n ≥ 1 workers from now on; 0: the default again. */
 void pool_set_threads(int n);
+/* True on a thread that is running a task (where a pool_run runs alone). */
+bool pool_in_task(void);
 
 /* A job cut for the two ends: `units` (rows, blocks) in tasks of `per` units (a
  * multiple of `align`), except the 2 · per around `middle`, where the caller's tasks

@@ -158,6 +158,12 @@ static inline void proj_apply(const ProjInput *in, const Tensor *w, const Q8Weig
 /* "AVX-512" or "portable C": which kernels linear()/linear_batch() were built with. */
 const char *linear_kernel_name(void);
 
+/* Whether one token's tiles ask for their weights ahead with prefetch instructions:
+ * 1 or 0 once the first one-token calls have measured which way reads faster on this
+ * machine (kernels/linear.c), −1 while they are still measuring. Speed only: the
+ * results are the same either way. */
+int linear_asks_ahead(void);
+
 /* The kernel's tiles for other float32 matrices, on the calling thread: rows of `in`
  * numbers w_stride floats apart (a head's keys in the KV cache), C ≤ 4 vectors x of
  * `in` numbers each (x + c·in), and
