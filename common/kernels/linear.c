@@ -580,7 +580,7 @@ static void walk_task(void *ctx, int64_t task, int worker) {
         }
 }
 
-/* ---- asking ahead, or not: measured on the first tokens ----------------------------
+/* ---- asking ahead, or not: measured while the program runs -------------------------
  *
  * Whether the one-token tiles should ask for their lines ahead (AHEAD) depends on the
  * machine, and two machines measured it in opposite ways (tokens of the whole model,
@@ -591,29 +591,39 @@ static void walk_task(void *ctx, int64_t task, int worker) {
  *     instructions only cost time: without them a token was 4–8% faster than asking
  *     2 KB ahead while the memory read ~35 GB/s (the two cores on one chip), 15–19%
  *     while it read ~55 GB/s (on two chips), 5–16% after 2048 tokens.
- * Nothing a program can ask the processor says which kind it is, so the first
- * one-token calls find out: TRIAL_CALLS calls take turns, TRIAL_RUN at a time, asking
- * and not asking, and the way that read more bytes per second over all of them is kept
- * for the rest of the run. A run of 13 calls against a layer's 4 means that each way
- * meets every kind of matrix about equally often. A prefetch changes no number: the
- * results are the same whichever way is kept, only the speed is not. */
-#define TRIAL_RUN   13
-#define TRIAL_CALLS (2 * TRIAL_RUN * 24) /* 624 calls: about 6 tokens of Qwen3.5-0.8B (97 calls each) */
+ * Nothing a program can ask the processor says how its prefetcher behaves, and on the
+ * second machine the gap moved with the state of the memory. So the one-token calls
+ * find out as they go: a trial of TRIAL_CALLS calls takes turns, TRIAL_RUN calls at a
+ * time, asking and not asking, and the way that read more bytes per second over the
+ * trial is kept until the next trial, TRIAL_EVERY calls later. A run is one token of
+ * Qwen3.5-0.8B (97 calls), so that each way meets every kind of matrix once a run
+ * (with runs of 13 calls, trials put the two ways within 1% of each other where whole
+ * tokens taking turns were 4–6% apart; with runs of a token, 4–6% too). The trials spend 1 call in 32 on the slower way: under
+ * 1% of the time even where the two ways differ by a fifth. A prefetch changes no
+ * number: the results are the same whichever way is taken, only the speed is not. */
+#define TRIAL_RUN   97                 /* calls: one token of Qwen3.5-0.8B */
+#define TRIAL_CALLS (8 * TRIAL_RUN)    /* a trial: 4 runs each way, ~8 tokens */
+#define TRIAL_EVERY (16 * TRIAL_CALLS) /* calls from the start of one trial to the next: ~128 tokens */
 
 static struct {
-    int64_t calls;               /* one-token calls measured so far */
-    double bytes[2], seconds[2]; /* of those calls: [0] not asking, [1] asking */
-    int choice;                  /* −1 while measuring, then 0 or 1 */
+    int64_t calls;               /* one-token calls of the program's own thread so far */
+    double bytes[2], seconds[2]; /* the current trial's calls: [0] not asking, [1] asking */
+    int choice;                  /* the last trial's way; −1 until the first has ended */
 } trial = {.choice = -1};
 
-/* Whether the tiles of this one-token call ask ahead. */
-static bool asks_now(void) { return trial.choice >= 0 ? trial.choice : (trial.calls / TRIAL_RUN) % 2 == 1; }
+static bool in_trial(void) { return trial.calls % TRIAL_EVERY < TRIAL_CALLS; }
 
-/* A measured call: `bytes` of weights read in `seconds`, asking or not. */
+/* Whether the tiles of this one-token call ask ahead. */
+static bool asks_now(void) { return in_trial() ? (trial.calls / TRIAL_RUN) % 2 == 1 : trial.choice == 1; }
+
+/* A call of the trial: `bytes` of weights read in `seconds`, asking or not. The last
+ * call of a trial decides. */
 static void trial_note(bool asked, double bytes, double seconds) {
     trial.bytes[asked] += bytes, trial.seconds[asked] += seconds;
-    if (++trial.calls == TRIAL_CALLS)
+    if (trial.calls % TRIAL_EVERY == TRIAL_CALLS - 1) {
         trial.choice = trial.bytes[1] / trial.seconds[1] > trial.bytes[0] / trial.seconds[0];
+        trial.bytes[0] = trial.bytes[1] = trial.seconds[0] = trial.seconds[1] = 0;
+    }
 }
 
 int linear_asks_ahead(void) { return trial.choice; }
@@ -653,9 +663,9 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
         wk.first_task[i + 1] = wk.first_task[i] + pool_cut_tasks(&wk.cut[i]);
         before += out;
     }
-    /* one token: ask ahead or not, and while that is being measured (the trial above),
-     * time the call; a call from inside a task (alone on its worker) is not measured */
-    bool measure = T == 1 && trial.choice < 0 && !pool_in_task();
+    /* one token: ask ahead or not (the trial above), and time the call during a trial;
+     * a call from inside a task (alone on its worker) is neither counted nor timed */
+    bool counted = T == 1 && !pool_in_task(), measure = counted && in_trial();
     wk.ask = T == 1 && asks_now();
     double t0 = measure ? now_seconds() : 0;
     pool_run(wk.first_task[n], walk_task, &wk);
@@ -664,6 +674,7 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
         for (int i = 0; i < n; i++) bytes += (double)(w[i]->numel * dtype_size(w[i]->dtype));
         trial_note(wk.ask, bytes, now_seconds() - t0);
     }
+    if (counted) trial.calls++;
 }
 
 void linear(const float *x, const Tensor *w, float *y) { walk(0, &w, 1, x, 1, &y); }

@@ -159,9 +159,9 @@ static inline void proj_apply(const ProjInput *in, const Tensor *w, const Q8Weig
 const char *linear_kernel_name(void);
 
 /* Whether one token's tiles ask for their weights ahead with prefetch instructions:
- * 1 or 0 once the first one-token calls have measured which way reads faster on this
- * machine (kernels/linear.c), −1 while they are still measuring. Speed only: the
- * results are the same either way. */
+ * 1 or 0, the way the last trial of the one-token calls found faster on this machine
+ * (kernels/linear.c: a trial every ~128 tokens), −1 until the first trial has ended.
+ * Speed only: the results are the same either way. */
 int linear_asks_ahead(void);
 
 /* The kernel's tiles for other float32 matrices, on the calling thread: rows of `in`
