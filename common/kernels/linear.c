@@ -596,11 +596,12 @@ static void walk_task(void *ctx, int64_t task, int worker) {
  * find out as they go: a trial of TRIAL_CALLS calls takes turns, TRIAL_RUN calls at a
  * time, asking and not asking, and the way that read more bytes per second over the
  * trial is kept until the next trial, TRIAL_EVERY calls later. A run is one token of
- * Qwen3.5-0.8B (97 calls), so that each way meets every kind of matrix once a run
- * (with runs of 13 calls, trials put the two ways within 1% of each other where whole
- * tokens taking turns were 4–6% apart; with runs of a token, 4–6% too). The trials spend 1 call in 32 on the slower way: under
- * 1% of the time even where the two ways differ by a fifth. A prefetch changes no
- * number: the results are the same whichever way is taken, only the speed is not. */
+ * Qwen3.5-0.8B (97 calls), so that in each run each way reads every matrix once. Where
+ * the two ways differ by a few percent, a trial may keep the slower one (one of three
+ * did, by 4%); where they differ by a fifth, the trials kept the faster one. They spend
+ * 1 call in 32 on the slower way: under 1% of the time even where the two differ by a
+ * fifth. A prefetch changes no number: the results are the same whichever way is
+ * taken, only the speed is not. */
 #define TRIAL_RUN   97                 /* calls: one token of Qwen3.5-0.8B */
 #define TRIAL_CALLS (8 * TRIAL_RUN)    /* a trial: 4 runs each way, ~8 tokens */
 #define TRIAL_EVERY (16 * TRIAL_CALLS) /* calls from the start of one trial to the next: ~128 tokens */
