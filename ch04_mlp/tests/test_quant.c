@@ -626,6 +626,38 @@ START_TEST(test_real_shapes) {
 }
 END_TEST
 
+/* Whether one token's tiles ask for their weights ahead is decided by trials of the
+ * one-token calls (kernels/ahead.h), half of a trial's calls asking and half not: every
+ * one of them, and the calls after the decision and through the next trial, must give
+ * the same bits, and the first trial must come to an end. Tolerance: none. */
+START_TEST(test_asking_ahead) {
+    int64_t out = 64, in = 1024;
+    Q8Rows m = random_rows(out, in);
+    Q8Weights p;
+    q8_pack_quantized(m.q, m.scale, out, in, &p);
+    float *x = random_floats(in, 1.0f);
+    float *first = xmalloc((size_t)out * sizeof *first), *y = xmalloc((size_t)out * sizeof *y);
+    Q8Act a;
+    q8_act_init(&a, 1, in, Q8_ACT8);
+    q8_project(x, &p, 1, &a, first);
+    int calls = 1, trial = 0;
+    for (; calls < 20000 || (trial == 0 && calls < 100000); calls++) {
+        q8_project(x, &p, 1, &a, y);
+        ck_assert_msg(memcmp(first, y, (size_t)out * sizeof *y) == 0,
+                      "call %d gives other bits than the first", calls + 1);
+        if (trial == 0 && q8_asks_ahead() >= 0) trial = calls + 1;
+    }
+    ck_assert_msg(trial > 0, "after %d one-token calls, the first trial has not ended", calls);
+    printf("OK   q8_linear(): the same bits over the %d calls of the first trial of asking ahead and the %d "
+           "after (it asks: %s)\n",
+           trial, calls - trial, q8_asks_ahead() ? "yes" : "no");
+    q8_act_free(&a);
+    free(x), free(first), free(y);
+    q8_free(&p);
+    rows_free(&m);
+}
+END_TEST
+
 /* ---- packing ------------------------------------------------------------------------- */
 
 /* q8_pack from a BF16 tensor equals quantizing each widened row and packing; the packed
@@ -679,8 +711,7 @@ START_TEST(test_pack) {
         for (int i = 0; i < 512; i++)
             if ((i % 64) / 4 >= out % 16)
                 ck_assert_int_eq(p.data[2176 + (g / 2) * 1088 + 64 + (g % 2) * 512 + i], 128);
-    for (int r = out % 16; r < 16; r++)
-        ck_assert(p.data[2176 + 2 * r] == 0 && p.data[2176 + 1 + 2 * r] == 0);
+    for (int r = out % 16; r < 16; r++) ck_assert(p.data[2176 + 2 * r] == 0 && p.data[2176 + 1 + 2 * r] == 0);
     q8_free(&p), q8_free(&want);
 
     bf[13 * in + 40] = 0x7FC0; /* a BF16 NaN in row 13 */
@@ -993,6 +1024,7 @@ int main(void) {
     tcase_set_timeout(promise, 60);
     tcase_add_test(promise, test_thread_count);
     tcase_add_test(promise, test_inside_parallel_region);
+    tcase_add_test(promise, test_asking_ahead);
     suite_add_tcase(s, promise);
 
     /* Check runs each test in a child process that may end without flushing stdout:

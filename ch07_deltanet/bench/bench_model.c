@@ -631,8 +631,8 @@ int main(int argc, char **argv) {
             file_bytes / 1e9);
     printf("  C: %d worker threads, linear kernels: %s, passes of %d tokens\n", pool_threads(),
            quant == QUANT_BF16 ? linear_kernel_name() : q8_kernel_name(q8_best_kernel), CHUNK);
-    if (quant == QUANT_BF16) { /* kernels/linear.c: decided by trials while decoding */
-        int asks = linear_asks_ahead();
+    { /* decided by trials while decoding (kernels/ahead.h) */
+        int asks = quant == QUANT_BF16 ? linear_asks_ahead() : q8_asks_ahead();
         const char *ask = asks == 1 ? "yes" : asks == 0 ? "no" : "not measured yet";
         printf("  one token's tiles ask for their weights ahead: %s (the way the last trial found faster)\n",
                ask);

@@ -42,6 +42,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernels/ahead.h"
 #include "kernels/pool.h"
 #include "workbook/util.h"
 
@@ -131,7 +132,7 @@ enum {
     WHOLE_ROW = FROM_ZERO | TO_OUTPUT,
     AHEAD = 4, /* a tile that may ask (the one-token tiles, the keys tiles): ask for the line
                 * READ_AHEAD bytes ahead in each row at every step (set only where that line is
-                * one of the rows' own part, on a machine where that is faster: the trial) */
+                * one of the rows' own part, on a machine where that is faster: kernels/ahead.h) */
 };
 
 static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t w_step, int64_t len,
@@ -373,8 +374,8 @@ static const Tiles *tiles_for(DType dt, int portable) {
  *               At every step the tile may also ask for the line READ_AHEAD bytes
  *               further on in each of its 4 streams (a prefetch instruction: it changes
  *               no number, and walk_task asks it only where that line is still in the
- *               part, and only where the first tokens measured it faster: the trial
- *               below). On some machines the core's own prefetcher alone follows four
+ *               part, and only where the trials measure it faster: kernels/ahead.h).
+ *               On some machines the core's own prefetcher alone follows four
  *               streams per core too slowly: measured on an AMD EPYC (Zen 5) under KVM,
  *               tokens alternating in one process, one token of the whole model 12–13%
  *               faster with 2 KB ahead (1 KB and 1.5 KB the same; 512 bytes and 4 KB
@@ -437,7 +438,7 @@ typedef struct {
     float *y[LINEAR_MAX_STACK];
     PoolCut cut[LINEAR_MAX_STACK]; /* each W's rows in tasks of a multiple of parts (kernels/pool.h) */
     int64_t chunk;                 /* tokens per chunk of a packed task (chunk_tokens) */
-    bool ask;                      /* one token: the tiles ask ahead (the trial below) */
+    bool ask;                      /* one token: the tiles ask ahead (kernels/ahead.h) */
     int64_t first_task[LINEAR_MAX_STACK + 1];
     bool pack[LINEAR_MAX_STACK];
 } Walk;
@@ -580,52 +581,8 @@ static void walk_task(void *ctx, int64_t task, int worker) {
         }
 }
 
-/* ---- asking ahead, or not: measured while the program runs -------------------------
- *
- * Whether the one-token tiles should ask for their lines ahead (AHEAD) depends on the
- * machine, and two machines measured it in opposite ways (tokens of the whole model,
- * two builds taking turns in one process, in both orders):
- *   AMD EPYC (Zen 5) under KVM: the core's own prefetcher follows four streams per
- *     core too slowly; asking 2 KB ahead made a token 12–13% faster (walk, above);
- *   AMD EPYC (Zen 4) under KVM: the prefetcher keeps up by itself, and the prefetch
- *     instructions only cost time: without them a token was 4–8% faster than asking
- *     2 KB ahead while the memory read ~35 GB/s (the two cores on one chip), 15–19%
- *     while it read ~55 GB/s (on two chips), 5–16% after 2048 tokens.
- * Nothing a program can ask the processor says how its prefetcher behaves, and on the
- * second machine the gap moved with the state of the memory. So the one-token calls
- * find out as they go: a trial of TRIAL_CALLS calls takes turns, TRIAL_RUN calls at a
- * time, asking and not asking, and the way that read more bytes per second over the
- * trial is kept until the next trial, TRIAL_EVERY calls later. A run is one token of
- * Qwen3.5-0.8B (97 calls), so that in each run each way reads every matrix once. Where
- * the two ways differ by a few percent, a trial may keep the slower one (one of three
- * did, by 4%); where they differ by a fifth, the trials kept the faster one. They spend
- * 1 call in 32 on the slower way: under 1% of the time even where the two differ by a
- * fifth. A prefetch changes no number: the results are the same whichever way is
- * taken, only the speed is not. */
-#define TRIAL_RUN   97                 /* calls: one token of Qwen3.5-0.8B */
-#define TRIAL_CALLS (8 * TRIAL_RUN)    /* a trial: 4 runs each way, ~8 tokens */
-#define TRIAL_EVERY (16 * TRIAL_CALLS) /* calls from the start of one trial to the next: ~128 tokens */
-
-static struct {
-    int64_t calls;               /* one-token calls of the program's own thread so far */
-    double bytes[2], seconds[2]; /* the current trial's calls: [0] not asking, [1] asking */
-    int choice;                  /* the last trial's way; −1 until the first has ended */
-} trial = {.choice = -1};
-
-static bool in_trial(void) { return trial.calls % TRIAL_EVERY < TRIAL_CALLS; }
-
-/* Whether the tiles of this one-token call ask ahead. */
-static bool asks_now(void) { return in_trial() ? (trial.calls / TRIAL_RUN) % 2 == 1 : trial.choice == 1; }
-
-/* A call of the trial: `bytes` of weights read in `seconds`, asking or not. The last
- * call of a trial decides. */
-static void trial_note(bool asked, double bytes, double seconds) {
-    trial.bytes[asked] += bytes, trial.seconds[asked] += seconds;
-    if (trial.calls % TRIAL_EVERY == TRIAL_CALLS - 1) {
-        trial.choice = trial.bytes[1] / trial.seconds[1] > trial.bytes[0] / trial.seconds[0];
-        trial.bytes[0] = trial.bytes[1] = trial.seconds[0] = trial.seconds[1] = 0;
-    }
-}
+/* Whether one token's tiles ask ahead: trials while the program runs (kernels/ahead.h). */
+static AheadTrial trial = AHEAD_TRIAL_INIT;
 
 int linear_asks_ahead(void) { return trial.choice; }
 
@@ -664,18 +621,17 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
         wk.first_task[i + 1] = wk.first_task[i] + pool_cut_tasks(&wk.cut[i]);
         before += out;
     }
-    /* one token: ask ahead or not (the trial above), and time the call during a trial;
-     * a call from inside a task (alone on its worker) is neither counted nor timed */
-    bool counted = T == 1 && !pool_in_task(), measure = counted && in_trial();
-    wk.ask = T == 1 && asks_now();
-    double t0 = measure ? now_seconds() : 0;
-    pool_run(wk.first_task[n], walk_task, &wk);
-    if (measure) {
-        double bytes = 0;
-        for (int i = 0; i < n; i++) bytes += (double)(w[i]->numel * dtype_size(w[i]->dtype));
-        trial_note(wk.ask, bytes, now_seconds() - t0);
+    if (T > 1) {
+        pool_run(wk.first_task[n], walk_task, &wk);
+        return;
     }
-    if (counted) trial.calls++;
+    /* one token: ask ahead or not, as the trials say (kernels/ahead.h) */
+    AheadCall call = ahead_begin(&trial);
+    wk.ask = call.asks;
+    pool_run(wk.first_task[n], walk_task, &wk);
+    double bytes = 0;
+    for (int i = 0; i < n; i++) bytes += (double)(w[i]->numel * dtype_size(w[i]->dtype));
+    ahead_end(&trial, call, bytes);
 }
 
 void linear(const float *x, const Tensor *w, float *y) { walk(0, &w, 1, x, 1, &y); }
@@ -696,13 +652,13 @@ void dot_rows(const float *x, int C, const float *w, int64_t w_stride, int64_t r
      * as ROWS streams at once (a head's keys are short rows far apart; one stream of them
      * is read at a third of the speed), and, as the one-token tiles do, each stream asks
      * for the line READ_AHEAD bytes on where that is still in its part, on a machine
-     * where the trial found asking faster (one token's attention over 2048 positions,
-     * keys and values of two heads: 19-25% faster on the Zen 5, measured as for
-     * READ_AHEAD) */
+     * where the trials find asking faster (kernels/ahead.h; one token's attention over
+     * 2048 positions, keys and values of two heads: 19-25% faster on the Zen 5, measured
+     * as for READ_AHEAD) */
     const Tiles *k = tiles_for(DTYPE_F32, 0);
     const char *data = (const char *)w;
     int64_t step = w_stride * (int64_t)sizeof(float), part = rows / ROWS;
-    bool ask = asks_now(); /* as one token's projections do (the trial above) */
+    bool ask = ahead_now(&trial); /* as one token's projections do (kernels/ahead.h) */
     for (int64_t j = 0; j < part; j++)
         k->keys[C](data + j * step, part * step, in, x, in, NULL,
                    WHOLE_ROW | (ask && (part - j - 1) * step >= READ_AHEAD ? AHEAD : 0), y + j, part,

@@ -39,14 +39,16 @@
  *                        and one core read W at 22 GB/s where the bandwidth yardstick's
  *                        plain loop (workbook/machine.c) read the same bytes at 30; in
  *                        order, at 29.5–30.5. On some machines the prefetcher alone
- *                        runs four streams too slowly, so the tile also asks for the
- *                        line DEC_AHEAD bytes ahead in each stream at every step (a
- *                        prefetch instruction; it changes no number, and asks only for
- *                        lines of W's own memory): measured on an AMD EPYC under
- *                        KVM with the two cores on different chips, a token of the
- *                        whole 8-bit model took ~14.3 ms instead of ~16 (tokens
+ *                        runs four streams too slowly, so the tile may also ask for
+ *                        the line DEC_AHEAD bytes ahead in each stream at every step
+ *                        (a prefetch instruction; it changes no number, and asks only
+ *                        for lines of W's own memory): measured on an AMD EPYC (Zen 5)
+ *                        under KVM with the two cores on different chips, a token of
+ *                        the whole 8-bit model took ~14.3 ms instead of ~16 (tokens
  *                        alternating in one process; 512 bytes ahead gained nothing,
- *                        1536 or 2048 less than 1024).
+ *                        1536 or 2048 less than 1024). On a Zen 4 EPYC not asking was
+ *                        faster, so the tile asks only where the trials find asking
+ *                        faster (kernels/ahead.h).
  *   T tokens (prefill):  tiles of 3 blocks × 4 tokens: 12 integer sums per group step
  *                        for 3 weight loads and 4 broadcasts; 12 integer and 12 float
  *                        sums, 3 weight vectors and 3 of scales fill 30 of the 32
@@ -69,6 +71,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "kernels/ahead.h"
 #include "kernels/pool.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__) &&     \
@@ -542,6 +545,7 @@ typedef struct {
     const Q8Weights *w;
     const Q8Act *a;
     float *const *y; /* [w->parts]: each part's outputs */
+    bool ask;        /* one token: the tiles ask ahead (kernels/ahead.h) */
 } Job;
 
 /* Where block b's outputs for token t go (the first of its 16 lanes), and in *mask
@@ -562,8 +566,9 @@ static inline int32_t load_i32(const int8_t *p) {
 
 #if HAVE_AVX512
 /* One token: asks for the lines DEC_AHEAD bytes ahead of step s of group g in each of
- * the R streams (see "one token" at the top). */
-static inline ALWAYS_INLINE void ask_ahead(const uint8_t *const *wb, int R, int64_t g, int s) {
+ * the R streams, where the trials say so (see "one token" at the top). */
+static inline ALWAYS_INLINE void ask_ahead(const Job *j, const uint8_t *const *wb, int R, int64_t g, int s) {
+    if (!j->ask) return;
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
         _mm_prefetch((const char *)group_q(wb[r], g) + s * STEP_BYTES + DEC_AHEAD, _MM_HINT_T0);
@@ -600,7 +605,7 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
                 hi[r] = _mm512_set1_epi32(xc[g]), lo[r] = _mm512_set1_epi32(xc[groups + g]);
 #pragma GCC unroll 8
             for (int s = 0; s < STEPS; s++) {
-                ask_ahead(wb, R, g, s);
+                ask_ahead(j, wb, R, g, s);
                 __m512i vh = _mm512_set1_epi32(load_i32(xh + s * 4)),
                         vl = _mm512_set1_epi32(load_i32(xl + s * 4));
 #pragma GCC unroll 8
@@ -627,7 +632,7 @@ static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t b
                 }
 #pragma GCC unroll 8
                 for (int s = 0; s < STEPS; s++) {
-                    if (C == 1) ask_ahead(wb, R, g, s);
+                    if (C == 1) ask_ahead(j, wb, R, g, s);
                     __m512i wv[MAX_BLOCKS];
 #pragma GCC unroll 8
                     for (int r = 0; r < R; r++) wv[r] = _mm512_load_si512(group_q(wb[r], g) + s * STEP_BYTES);
@@ -872,6 +877,11 @@ static void prefill_task(void *ctx, int64_t task, int worker) {
         for (int64_t b = first; b < last; b++) tokens_of(k, &wk->job, b, 1, 1, t0, t1);
 }
 
+/* Whether one token's tiles ask ahead: trials while the program runs (kernels/ahead.h). */
+static AheadTrial trial = AHEAD_TRIAL_INIT;
+
+int q8_asks_ahead(void) { return trial.choice; }
+
 void q8_linear_parts_with(const Q8Act *x, const Q8Weights *w, float *const *y, Q8Kernel kind) {
     if (x->in != w->in)
         die("q8_linear: activations of %lld numbers for rows of %lld", (long long)x->in, (long long)w->in);
@@ -885,9 +895,12 @@ void q8_linear_parts_with(const Q8Act *x, const Q8Weights *w, float *const *y, Q
         if (tasks < 1) tasks = 1;
         int64_t per = (blocks + tasks - 1) / tasks;
         int64_t parts = wk.k->dec_blocks;
-        per = (per + parts - 1) / parts * parts; /* whole parts */
+        per = (per + parts - 1) / parts * parts;           /* whole parts */
         wk.cut = pool_cut(blocks, per, parts, blocks / 2); /* a quarter where the workers meet */
+        AheadCall call = ahead_begin(&trial);              /* ask ahead or not: kernels/ahead.h */
+        wk.job.ask = call.asks;
         pool_run(pool_cut_tasks(&wk.cut), decode_task, &wk);
+        ahead_end(&trial, call, (double)(blocks * q8_block_bytes(w)));
         return;
     }
     wk.blocks_per_task = wk.k->pre_blocks;

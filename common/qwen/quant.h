@@ -244,6 +244,10 @@ typedef enum { Q8_PORTABLE, Q8_AVX2, Q8_AVX512 } Q8Kernel;
 extern const Q8Kernel q8_best_kernel;
 bool q8_kernel_built(Q8Kernel k);
 const char *q8_kernel_name(Q8Kernel k); /* "portable C", "AVX2", "AVX-512 VNNI" */
+/* Whether one token's AVX-512 tiles ask for their weights ahead with prefetch
+ * instructions: 1 or 0, the way the last trial of the one-token calls found faster
+ * (kernels/ahead.h), −1 until the first trial has ended. Speed only. */
+int q8_asks_ahead(void);
 
 /* x: [T, in] -> a (T <= a->max_tokens, in <= a->max_in). Token t's integers and scales
  * are those of q8_quantize_act_row(x + t·in, in, a->range, ...), bit for bit. */

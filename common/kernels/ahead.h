@@ -1,0 +1,68 @@
+/* ahead.h — whether one token's kernels ask for their weights ahead: a trial while the
+ * program runs.
+ *
+ * The one-token tiles (kernels/linear.c for BF16 weights, kernels/quant.c for 8-bit
+ * ones) read their weights as a few long streams per core, and can ask for each
+ * stream's lines ahead with prefetch instructions. Whether that helps depends on the
+ * machine, and two machines measured it in opposite ways (tokens of the whole model
+ * taking turns in one process):
+ *   AMD EPYC (Zen 5) under KVM: the core's own prefetcher follows four streams per
+ *     core too slowly; asking 2 KB ahead made a BF16 token 12–13% faster, 1 KB ahead
+ *     an 8-bit token ~11%;
+ *   AMD EPYC (Zen 4) under KVM: the prefetcher keeps up by itself, and the prefetch
+ *     instructions only cost time: without them a BF16 token was 4–8% faster while the
+ *     memory read ~35 GB/s (the two cores on one chip), 15–19% while it read ~55 GB/s
+ *     (on two chips), 5–16% after 2048 tokens; an 8-bit token 6% and 20%.
+ * Nothing a program can ask the processor says how its prefetcher behaves, and on the
+ * second machine the gap moved with the state of the memory. So each kernel's
+ * one-token calls find out as they go: a trial of AHEAD_TRIAL_CALLS calls takes turns,
+ * AHEAD_TRIAL_RUN calls at a time, asking and not asking, and the way that read more
+ * bytes per second over the trial is kept until the next trial, AHEAD_TRIAL_EVERY
+ * calls later. A run is one token of Qwen3.5-0.8B (97 calls), so that in each run each
+ * way reads every matrix once. Where the two ways differ by a few percent, a trial may
+ * keep the slower one (one of three did, by 4%); where they differ by a fifth, the
+ * trials kept the faster one. They spend 1 call in 32 on the slower way: under 1% of
+ * the time even where the two differ by a fifth. A prefetch changes no number: the
+ * results are the same whichever way is taken, only the speed is not.
+ *
+ * A kernel's calls come from the program's own thread, one at a time (pool_run's
+ * rule); a call from inside a pool task (alone on its worker) asks as the trial says
+ * but is neither counted nor timed.
+ */
+#ifndef AHEAD_H
+#define AHEAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define AHEAD_TRIAL_RUN   97                    /* calls: one token of Qwen3.5-0.8B */
+#define AHEAD_TRIAL_CALLS (8 * AHEAD_TRIAL_RUN) /* a trial: 4 runs each way, ~8 tokens */
+#define AHEAD_TRIAL_EVERY                                                                                    \
+    (16 * AHEAD_TRIAL_CALLS) /* from the start of one trial to the next: ~128 tokens                         \
+                              */
+
+/* One kernel's trials. Start from AHEAD_TRIAL_INIT. */
+typedef struct {
+    int64_t calls;               /* one-token calls of the program's own thread so far */
+    double bytes[2], seconds[2]; /* the current trial's calls: [0] not asking, [1] asking */
+    int choice;                  /* the last trial's way; −1 until the first has ended */
+} AheadTrial;
+#define AHEAD_TRIAL_INIT                                                                                     \
+    { .choice = -1 }
+
+/* One call under way. */
+typedef struct {
+    bool asks;    /* its tiles ask ahead */
+    bool counted; /* a call of the program's own thread */
+    bool timed;   /* ... during a trial: then t0 is when it started */
+    double t0;
+} AheadCall;
+
+/* Whether a one-token call made now asks ahead. */
+bool ahead_now(const AheadTrial *t);
+/* At the start of a one-token call. */
+AheadCall ahead_begin(const AheadTrial *t);
+/* At its end: the call read `bytes` of weights. The last call of a trial decides. */
+void ahead_end(AheadTrial *t, AheadCall c, double bytes);
+
+#endif
