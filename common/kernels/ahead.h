@@ -35,11 +35,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define AHEAD_TRIAL_RUN   97                    /* calls: one token of Qwen3.5-0.8B */
-#define AHEAD_TRIAL_CALLS (8 * AHEAD_TRIAL_RUN) /* a trial: 4 runs each way, ~8 tokens */
-#define AHEAD_TRIAL_EVERY                                                                                    \
-    (16 * AHEAD_TRIAL_CALLS) /* from the start of one trial to the next: ~128 tokens                         \
-                              */
+/* calls: one token of Qwen3.5-0.8B; a trial: 4 runs each way, ~8 tokens; from the
+ * start of one trial to the next: ~128 tokens */
+#define AHEAD_TRIAL_RUN   97
+#define AHEAD_TRIAL_CALLS (8 * AHEAD_TRIAL_RUN)
+#define AHEAD_TRIAL_EVERY (16 * AHEAD_TRIAL_CALLS)
 
 /* One kernel's trials. Start from AHEAD_TRIAL_INIT. */
 typedef struct {
