@@ -35,8 +35,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* calls: one token of Qwen3.5-0.8B; a trial: 4 runs each way, ~8 tokens; from the
- * start of one trial to the next: ~128 tokens */
+/* A run: one token of Qwen3.5-0.8B (97 calls). A trial: 4 runs each way (~8 tokens).
+ * From the start of one trial to the next: 16 trials' length (~128 tokens). */
 #define AHEAD_TRIAL_RUN   97
 #define AHEAD_TRIAL_CALLS (8 * AHEAD_TRIAL_RUN)
 #define AHEAD_TRIAL_EVERY (16 * AHEAD_TRIAL_CALLS)
