@@ -640,12 +640,13 @@ START_TEST(test_asking_ahead) {
     Q8Act a;
     q8_act_init(&a, 1, in, Q8_ACT8);
     q8_project(x, &p, 1, &a, first);
-    int calls = 1, trial = 0;
-    for (; calls < 20000 || (trial == 0 && calls < 100000); calls++) {
+    int calls = 1, trial = 0; /* trial: the calls until the first trial had decided */
+    for (; calls < 20000 || (trial == 0 && calls < 100000); calls++) { /* on past the second trial */
         q8_project(x, &p, 1, &a, y);
         ck_assert_msg(memcmp(first, y, (size_t)out * sizeof *y) == 0,
                       "call %d gives other bits than the first", calls + 1);
         if (trial == 0 && q8_asks_ahead() >= 0) trial = calls + 1;
+        ck_assert_msg(trial == 0 || q8_asks_ahead() >= 0, "call %d: the way decided is gone", calls + 1);
     }
     ck_assert_msg(trial > 0, "after %d one-token calls, the first trial has not ended", calls);
     printf("OK   q8_linear(): the same bits over the %d calls of the first trial of asking ahead and the %d "
