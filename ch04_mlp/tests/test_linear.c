@@ -24,6 +24,7 @@
 #include "kernels/pool.h"
 #include "qwen/linear.h"
 #include "qwen/tensor.h"
+#include "tests/ahead_trial.h"
 #include "tests/compare.h"
 #include "workbook/util.h"
 #include "tests/check_main.h"
@@ -443,32 +444,28 @@ START_TEST(test_unaligned_weights) {
 }
 END_TEST
 
-/* Whether one token's tiles ask for their weights ahead is decided by trials of the
- * one-token calls (kernels/linear.c), half of a trial's calls asking and half not:
- * every one of those calls, and the calls after the decision and through the next
- * trial, must give the same bits, and the first trial must come to an end. Rows of 2 KB in BF16, so that each
- * of a tile's streams has lines 2 KB further on to ask for. Tolerance: none. */
+/* The one-token call whose trials of asking ahead test_asking_ahead follows. */
+typedef struct {
+    const float *x;
+    const Tensor *w;
+} OneToken;
+
+static void one_token(void *ctx, float *y) {
+    const OneToken *c = ctx;
+    linear(c->x, c->w, y);
+}
+
+/* Through the trials of asking ahead (kernels/linear.c), every one-token call gives the
+ * same bits (tests/ahead_trial.h). Rows of 2 KB in BF16, so that each of a tile's
+ * streams has lines 2 KB further on to ask for. Tolerance: none. */
 START_TEST(test_asking_ahead) {
     int64_t out = 64, in = 1024;
     float *wv = random_floats(out * in), *x = random_floats(in);
-    float *first = xmalloc((size_t)out * sizeof *first), *y = xmalloc((size_t)out * sizeof *y);
     Weight w;
     weight_init(&w, DTYPE_BF16, out, in, wv);
-    linear(x, &w.t, first);
-    int calls = 1, trial = 0; /* trial: the calls until the first trial had decided */
-    for (; calls < 20000 || (trial == 0 && calls < 100000); calls++) { /* on past the second trial */
-        linear(x, &w.t, y);
-        ck_assert_msg(memcmp(first, y, (size_t)out * sizeof *y) == 0,
-                      "call %d gives other bits than the first", calls + 1);
-        if (trial == 0 && linear_asks_ahead() >= 0) trial = calls + 1;
-        ck_assert_msg(trial == 0 || linear_asks_ahead() >= 0, "call %d: the way decided is gone", calls + 1);
-    }
-    ck_assert_msg(trial > 0, "after %d one-token calls, the first trial has not ended", calls);
-    printf("OK   linear(): the same bits over the %d calls of the first trial of asking ahead and the %d "
-           "after (it asks: %s)\n",
-           trial, calls - trial, linear_asks_ahead() ? "yes" : "no");
+    check_asking_ahead("linear()", one_token, &(OneToken){x, &w.t}, out, linear_asks_ahead);
     weight_free(&w);
-    free(wv), free(x), free(first), free(y);
+    free(wv), free(x);
 }
 END_TEST
 

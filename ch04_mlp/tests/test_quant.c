@@ -22,6 +22,7 @@
 #include "kernels/pool.h"
 #include "qwen/quant.h"
 #include "qwen/tensor.h"
+#include "tests/ahead_trial.h"
 #include "tests/check_main.h"
 #include "tests/compare.h"
 #include "workbook/util.h"
@@ -626,34 +627,31 @@ START_TEST(test_real_shapes) {
 }
 END_TEST
 
-/* Whether one token's tiles ask for their weights ahead is decided by trials of the
- * one-token calls (kernels/ahead.h), half of a trial's calls asking and half not: every
- * one of them, and the calls after the decision and through the next trial, must give
- * the same bits, and the first trial must come to an end. Tolerance: none. */
+/* The one-token call whose trials of asking ahead test_asking_ahead follows. */
+typedef struct {
+    const float *x;
+    const Q8Weights *p;
+    Q8Act *a;
+} OneToken;
+
+static void one_token(void *ctx, float *y) {
+    const OneToken *c = ctx;
+    q8_project(c->x, c->p, 1, c->a, y);
+}
+
+/* Through the trials of asking ahead (kernels/quant.c), every one-token call gives the
+ * same bits (tests/ahead_trial.h). Tolerance: none. */
 START_TEST(test_asking_ahead) {
     int64_t out = 64, in = 1024;
     Q8Rows m = random_rows(out, in);
     Q8Weights p;
     q8_pack_quantized(m.q, m.scale, out, in, &p);
     float *x = random_floats(in, 1.0f);
-    float *first = xmalloc((size_t)out * sizeof *first), *y = xmalloc((size_t)out * sizeof *y);
     Q8Act a;
     q8_act_init(&a, 1, in, Q8_ACT8);
-    q8_project(x, &p, 1, &a, first);
-    int calls = 1, trial = 0; /* trial: the calls until the first trial had decided */
-    for (; calls < 20000 || (trial == 0 && calls < 100000); calls++) { /* on past the second trial */
-        q8_project(x, &p, 1, &a, y);
-        ck_assert_msg(memcmp(first, y, (size_t)out * sizeof *y) == 0,
-                      "call %d gives other bits than the first", calls + 1);
-        if (trial == 0 && q8_asks_ahead() >= 0) trial = calls + 1;
-        ck_assert_msg(trial == 0 || q8_asks_ahead() >= 0, "call %d: the way decided is gone", calls + 1);
-    }
-    ck_assert_msg(trial > 0, "after %d one-token calls, the first trial has not ended", calls);
-    printf("OK   q8_linear(): the same bits over the %d calls of the first trial of asking ahead and the %d "
-           "after (it asks: %s)\n",
-           trial, calls - trial, q8_asks_ahead() ? "yes" : "no");
+    check_asking_ahead("q8_linear()", one_token, &(OneToken){x, &p, &a}, out, q8_asks_ahead);
     q8_act_free(&a);
-    free(x), free(first), free(y);
+    free(x);
     q8_free(&p);
     rows_free(&m);
 }
