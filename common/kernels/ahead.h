@@ -18,10 +18,10 @@
  * one-token calls find out as they go: a trial of AHEAD_TRIAL_CALLS calls takes turns,
  * AHEAD_TRIAL_RUN calls at a time, asking and not asking, and the way that read more
  * bytes per second over the trial is kept until the next trial, which starts
- * AHEAD_TRIAL_EVERY calls after this one did. A run is one token of Qwen3.5-0.8B (97 calls), so that in each run each
- * way reads every matrix once. Where the two ways differ by a few percent, a trial may
- * keep the slower one (one of three did, by 4%); where they differ by a fifth, the
- * trials kept the faster one. They spend 1 call in 32 on the slower way: under 1% of
+ * AHEAD_TRIAL_EVERY calls after this one did. A run is one token of Qwen3.5-0.8B
+ * (97 calls), so that in each run each way reads every matrix once. Where the two
+ * ways differ by a few percent, a trial may keep the slower one (one of three did, by
+ * 4%); where they differ by a fifth, the trials kept the faster one. They spend 1 call in 32 on the slower way: under 1% of
  * the time even where the two differ by a fifth. A prefetch changes no number: the
  * results are the same whichever way is taken, only the speed is not.
  *
