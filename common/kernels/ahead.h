@@ -17,13 +17,30 @@
  * second machine the gap moved with the state of the memory. So each kernel's
  * one-token calls find out as they go: a trial of AHEAD_TRIAL_CALLS calls takes turns,
  * AHEAD_TRIAL_RUN calls at a time, asking and not asking, and the way that read more
- * bytes per second over the trial is kept until the next trial, which starts
- * AHEAD_TRIAL_EVERY calls after this one did. A run is one token of Qwen3.5-0.8B
- * (97 calls), so that in each run each way reads every matrix once. Where the two
- * ways differ by a few percent, a trial may keep the slower one (one of three did, by
- * 4%); where they differ by a fifth, the trials kept the faster one. They spend 1 call in 32 on the slower way: under 1% of
- * the time even where the two differ by a fifth. A prefetch changes no number: the
- * results are the same whichever way is taken, only the speed is not.
+ * bytes per second over the trial is kept. A run is one token of Qwen3.5-0.8B (97
+ * calls), so that in each run each way reads every matrix once. Where the two ways
+ * differ by a few percent, a trial may keep the slower one; where they differ by a
+ * fifth, the trials kept the faster one.
+ *
+ * The next trial starts AHEAD_TRIAL_EVERY calls after this one did — or sooner, when
+ * the state of the memory has changed under the way kept. A virtual machine's two
+ * cores can move from one chip to two and back within minutes, and the best way moves
+ * with them: on the Zen 5, with the cores on one chip (the memory read ~48 GB/s),
+ * asking and not asking read within 2% of each other (trials: 47.0 and 46.4 GB/s,
+ * 43.8 and 42.2); on two chips (~77 GB/s) asking read 7–14% more (63.8 against 72.5,
+ * 59.0 against 66.2, 66.8 against 71.5). A trial on one chip kept not asking about
+ * half the time, and when the cores then moved, 128 tokens went at 83–85% of the
+ * memory's pace instead of ~90%. So after a trial every run of the way kept is timed
+ * too, and when two runs in a row read more than AHEAD_MOVED times faster or slower
+ * than the trial measured that way, the next run starts a new trial, if at least
+ * AHEAD_TRIAL_GAP calls have passed since the last one started (a machine whose speed
+ * keeps moving, beside another busy program, then spends at most 1 call in 8 on the
+ * slower way). A token's time moves by up to 12% from one token to the next on a
+ * quiet machine, a move between chips by 30–50%.
+ *
+ * In steady state the trials spend 1 call in 32 on the slower way: under 1% of the time
+ * even where the two differ by a fifth. A prefetch changes no number: the results are
+ * the same whichever way is taken, only the speed is not.
  *
  * A kernel's calls come from the program's own thread, one at a time (pool_run's
  * rule); a call from inside a pool task (alone on its worker) asks as the trial says
@@ -36,16 +53,23 @@
 #include <stdint.h>
 
 /* A run: one token of Qwen3.5-0.8B (97 calls). A trial: 4 runs each way (~8 tokens).
- * From the start of one trial to the next: 16 trials' length (~128 tokens). */
+ * From the start of one trial to the next: 16 trials' length (~128 tokens), or 4 (~32
+ * tokens) once the memory's speed has moved by more than a quarter. */
 #define AHEAD_TRIAL_RUN   97
 #define AHEAD_TRIAL_CALLS (8 * AHEAD_TRIAL_RUN)
 #define AHEAD_TRIAL_EVERY (16 * AHEAD_TRIAL_CALLS)
+#define AHEAD_TRIAL_GAP   (4 * AHEAD_TRIAL_CALLS)
+#define AHEAD_MOVED       1.25
 
 /* One kernel's trials. Start from AHEAD_TRIAL_INIT. */
 typedef struct {
-    int64_t calls;               /* one-token calls of the program's own thread so far */
-    double bytes[2], seconds[2]; /* the current trial's calls: [0] not asking, [1] asking */
-    int choice;                  /* the last trial's way; −1 until the first has ended */
+    int64_t calls;                 /* one-token calls of the program's own thread so far */
+    int64_t start;                 /* the call the current (or last) trial started at */
+    double bytes[2], seconds[2];   /* the current trial's calls: [0] not asking, [1] asking */
+    int choice;                    /* the last trial's way; −1 until the first has ended */
+    double rate;                   /* bytes per second the way kept read in that trial */
+    double run_bytes, run_seconds; /* the way kept: the run under way */
+    int moved;                     /* ... runs in a row off the trial's rate by more than AHEAD_MOVED */
 } AheadTrial;
 #define AHEAD_TRIAL_INIT                                                                                     \
     { .choice = -1 }
@@ -53,8 +77,7 @@ typedef struct {
 /* One call under way. */
 typedef struct {
     bool asks;    /* its tiles ask ahead */
-    bool counted; /* a call of the program's own thread */
-    bool timed;   /* ... during a trial: then t0 is when it started */
+    bool counted; /* a call of the program's own thread: then t0 is when it started */
     double t0;
 } AheadCall;
 
@@ -62,7 +85,10 @@ typedef struct {
 bool ahead_now(const AheadTrial *t);
 /* At the start of a one-token call. */
 AheadCall ahead_begin(const AheadTrial *t);
-/* At its end: the call read `bytes` of weights. The last call of a trial decides. */
+/* At its end: the call read `bytes` of weights. */
 void ahead_end(AheadTrial *t, AheadCall c, double bytes);
+/* What ahead_end does with a counted call that asked (or not), read `bytes` and took
+ * `seconds`: the rule itself, on its own for the tests. */
+void ahead_count(AheadTrial *t, bool asked, double bytes, double seconds);
 
 #endif
