@@ -649,13 +649,16 @@ static float uniform(unsigned *s) {
 /* attend_group_fast (scores by the linear kernel's tiles, softmax with the
  * vectorized e^x, the mix in tiles of 4 heads × 96 dims) against the formula in
  * double, on shapes that reach every tile: G = 1 .. 8 heads (a last tile of 1 .. 4),
- * d = 16 .. 256 (a last vector of 8 dims at d = 40 and 100), 1 .. 300 positions. The weights p and the mix
+ * d = 16 .. 256 (a last vector of 8 dims at d = 40 and 100), 1 .. 1100 positions, the
+ * keys a block from the cache (under 64 KB) or read from memory as 3 streams (from
+ * 64 KB on: 300 and 200 positions of 256 dims, 700 of 128, 1100 of 64, with 1 .. 4
+ * queries a tile and rows left over after the streams' parts). The weights p and the mix
  * agree to 5e-7 absolute (values of size 0.5: a few float32 steps of sums over 256
  * dims and 300 positions; measured: 1e-7 at most). A key read from the wrong row, a missing 1/sqrt(d),
  * or a head mixed with another head's weights would be off by far more. */
 START_TEST(test_attend_fast_vs_double) {
-    const int shapes[][3] = {{4, 256, 1}, {4, 256, 300}, {1, 32, 17}, {3, 40, 50},
-                             {5, 100, 7}, {8, 16, 64},   {2, 32, 33}};
+    const int shapes[][3] = {{4, 256, 1}, {4, 256, 300}, {1, 32, 17},   {3, 40, 50},   {5, 100, 7},
+                             {8, 16, 64}, {2, 32, 33},   {3, 256, 200}, {1, 128, 700}, {6, 64, 1100}};
     unsigned seed = 7;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int G = shapes[s][0], d = shapes[s][1], n = shapes[s][2], stride = d, P = n + 3;

@@ -160,7 +160,8 @@ const char *linear_kernel_name(void);
 
 /* Whether one token's tiles ask for their weights ahead with prefetch instructions:
  * 1 or 0, the way the last trial of the one-token calls found faster on this machine
- * (kernels/ahead.h: a trial every ~128 tokens), −1 until the first trial has ended.
+ * (kernels/ahead.h: a trial every ~128 tokens, sooner when the memory's speed moves),
+ * −1 until the first trial has ended.
  * Speed only: the results are the same either way. */
 int linear_asks_ahead(void);
 
