@@ -3,7 +3,8 @@
  *
  * The memory limit is half of the physical memory unless mem_set_limit() (the
  * demos' --max-memory) sets another; every x*alloc() refuses a block above it, and
- * mem_check() is what a demo asks with its estimate of a whole request. The number
+ * mem_check() is what a demo asks with its estimate of a whole request. A growing
+ * block (xblock_grow) keeps what it holds. The number
  * parsers return an error instead of exiting, so every case is a plain call here.
  */
 #include <errno.h>
@@ -78,8 +79,37 @@ START_TEST(xmalloc_refuses_a_block_above_the_limit) {
     case 3:
         xaligned_alloc((size_t)1 << 40);
         break;
+    case 4:
+        xblock_grow(xblock_grow(NULL, 0, 4000), 4000, 4001);
+        break;
     }
     ck_abort_msg("allocation %d above the limit was granted", _i);
+}
+END_TEST
+
+/* A growing block (the KV cache's) keeps every byte it held, from one byte to many
+ * pages, aligned for the SIMD loops at every size; a size it already has keeps it. */
+START_TEST(a_growing_block_keeps_what_it_holds) {
+    mem_set_limit(0);
+    const size_t sizes[] = {1, 64, 4095, 4096, 4097, 3 * 4096 + 17, 1 << 20, (1 << 20) + 1, 5 << 20};
+    const size_t most = 5 << 20;
+    unsigned char *want = xmalloc(most); /* what byte j holds */
+    for (size_t j = 0; j < most; j++) want[j] = (unsigned char)(j * 7 + j / 251);
+    unsigned char *b = NULL;
+    size_t size = 0;
+    for (size_t i = 0; i < ARRAY_LEN(sizes); i++) {
+        b = xblock_grow(b, size, sizes[i]);
+        ck_assert_msg((uintptr_t)b % 64 == 0, "a block of %zu bytes at %p", sizes[i], (void *)b);
+        ck_assert_msg(memcmp(b, want, size) == 0, "bytes lost growing from %zu to %zu", size, sizes[i]);
+        memcpy(b + size, want + size, sizes[i] - size); /* the new bytes, all of them written */
+        size = sizes[i];
+    }
+    ck_assert_ptr_eq(xblock_grow(b, size, size), b);
+    ck_assert_ptr_eq(xblock_grow(b, size, 100), b); /* smaller: the same block */
+    ck_assert(memcmp(b, want, size) == 0);
+    xblock_free(b, size);
+    xblock_free(NULL, 0);
+    free(want);
 }
 END_TEST
 
@@ -354,7 +384,8 @@ int main(void) {
     tcase_add_test(mem, the_default_limit_is_half_of_the_physical_memory);
     tcase_add_test(mem, mem_check_says_how_much);
     tcase_add_test(mem, saturating_sizes);
-    tcase_add_loop_exit_test(mem, xmalloc_refuses_a_block_above_the_limit, 1, 0, 4);
+    tcase_add_loop_exit_test(mem, xmalloc_refuses_a_block_above_the_limit, 1, 0, 5);
+    tcase_add_test(mem, a_growing_block_keeps_what_it_holds);
     tcase_add_test(mem, read_file_refuses_a_file_above_the_limit);
     tcase_add_test(mem, writable_paths_are_checked_without_leaving_anything);
     suite_add_tcase(s, mem);

@@ -127,8 +127,9 @@ int main(int argc, char **argv) {
     }
 
     /* A cache of max_ctx tokens of plausible keys and values (unit-RMS, as after k_norm). */
-    size_t row = (size_t)at.d.n_kv_heads * at.d.head_dim;
-    for (size_t i = 0; i < (size_t)kv.cap * row; i++) kv.k[i] = uniform(1.7f), kv.v[i] = uniform(1.0f);
+    for (int h = 0; h < at.d.n_kv_heads; h++)
+        for (size_t i = 0; i < (size_t)kv.cap * at.d.head_dim; i++)
+            kv.k[h][i] = uniform(1.7f), kv.v[h][i] = uniform(1.0f);
     rope_reserve(&rope, max_ctx + 1);
     printf("decode (one new token after the cached ones):\n");
     Ctx one = {&at, &acts, &rope, &kv, x, y, scratch, 1, 0};

@@ -285,12 +285,12 @@ static void run_in_pieces(const Tiny *tn, const int *sizes, int n_sizes, float *
     rope_free(&rope);
 }
 
-/* The cache keeps each KV head's rows as one block ([Hkv, cap, d]) while kv_append
- * takes them as the projections make them ([n, Hkv, d]) and kv_rows gives them back
- * so. Pieces of 1, 2, 13, 1, 20 and 40 tokens make it grow from 16 rows to 32, 64 and
- * 128, moving the heads; every number says which token, head and dim it belongs to,
- * so a head moved to the wrong place, rows overwritten by a move, or keys and values
- * swapped show. kv_rows is read whole and in windows that start and end inside a
+/* The cache keeps each KV head's keys as one block of rows [cap, d], and its values
+ * as another, while kv_append takes them as the projections make them ([n, Hkv, d])
+ * and kv_rows gives them back so. Pieces of 1, 2, 13, 1, 20 and 40 tokens make every
+ * block grow from 16 rows to 32, 64 and 128; every number says which token, head and
+ * dim it belongs to, so a row lost or put in the wrong place by a growth, a head's rows
+ * in another head's block, or keys and values swapped show. kv_rows is read whole and in windows that start and end inside a
  * head's row. */
 static float kv_number(int t, int h, int i, bool value) {
     return (value ? -1.0f : 1.0f) * (t * 1000 + h * 100 + i);

@@ -62,35 +62,37 @@ int64_t attn_param_count(const Attention *at) {
 
 /* ---- the KV cache ------------------------------------------------------------ */
 
-/* K or V (old: [Hkv, kv->cap, d], its first kv->len rows in use) moved into new
- * memory with room for cap rows per head, each head's rows copied to h · cap · d; the
- * old memory is freed. (Moving the heads within the old block instead would leave
- * pages the rows no longer use in memory.) */
-static float *kv_regrown(const KVCache *kv, float *old, int cap) {
-    size_t d = (size_t)kv->head_dim;
-    float *m = xaligned_alloc((size_t)cap * (size_t)kv->n_kv_heads * d * sizeof(float));
-    for (int h = 0; h < kv->n_kv_heads && kv->len > 0; h++)
-        memcpy(m + (size_t)h * cap * d, old + (size_t)h * kv->cap * d, (size_t)kv->len * d * sizeof(float));
-    free(old);
-    return m;
+/* Bytes of one head's block of cap rows. */
+static size_t kv_block_bytes(const KVCache *kv, int cap) {
+    return (size_t)cap * (size_t)kv->head_dim * sizeof(float);
 }
 
 /* Room for n tokens in total, keeping what is stored (doubling, so appending one
- * token at a time costs O(1) on average). */
+ * token at a time costs O(1) on average). Each head's block grows on its own: no row
+ * moves (util.h's xblock_grow). */
 static void kv_reserve(KVCache *kv, int n) {
     if (n <= kv->cap) return;
     int cap = (int)grow_capacity(kv->cap ? kv->cap : KV_START, n);
-    kv->k = kv_regrown(kv, kv->k, cap);
-    kv->v = kv_regrown(kv, kv->v, cap);
+    size_t old = kv->cap ? kv_block_bytes(kv, kv->cap) : 0, bytes = kv_block_bytes(kv, cap);
+    for (int h = 0; h < kv->n_kv_heads; h++) {
+        kv->k[h] = xblock_grow(kv->k[h], old, bytes);
+        kv->v[h] = xblock_grow(kv->v[h], old, bytes);
+    }
     kv->cap = cap;
 }
 
 void kv_init(KVCache *kv, const AttnDims *d, int reserve) {
     *kv = (KVCache){.n_kv_heads = d->n_kv_heads, .head_dim = d->head_dim};
+    kv->k = xcalloc((size_t)d->n_kv_heads, sizeof *kv->k);
+    kv->v = xcalloc((size_t)d->n_kv_heads, sizeof *kv->v);
     kv_reserve(kv, reserve);
 }
 
 void kv_free(KVCache *kv) {
+    for (int h = 0; kv->k && h < kv->n_kv_heads; h++) {
+        xblock_free(kv->k[h], kv_block_bytes(kv, kv->cap));
+        xblock_free(kv->v[h], kv_block_bytes(kv, kv->cap));
+    }
     free(kv->k);
     free(kv->v);
     *kv = (KVCache){0};
@@ -111,8 +113,7 @@ void kv_append(KVCache *kv, const float *k, const float *v, int n) {
     int Hkv = kv->n_kv_heads, d = kv->head_dim;
     kv_reserve(kv, kv->len + n);
     for (int h = 0; h < Hkv; h++) { /* token t's head h: row len + t of head h */
-        float *kh = kv->k + ((size_t)h * kv->cap + kv->len) * d,
-              *vh = kv->v + ((size_t)h * kv->cap + kv->len) * d;
+        float *kh = kv->k[h] + (size_t)kv->len * d, *vh = kv->v[h] + (size_t)kv->len * d;
         for (int t = 0; t < n; t++) {
             memcpy(kh + (size_t)t * d, k + ((size_t)t * Hkv + h) * d, (size_t)d * sizeof(float));
             memcpy(vh + (size_t)t * d, v + ((size_t)t * Hkv + h) * d, (size_t)d * sizeof(float));
@@ -122,12 +123,12 @@ void kv_append(KVCache *kv, const float *k, const float *v, int n) {
 }
 
 void kv_rows(const KVCache *kv, bool values, int64_t first, int64_t count, float *out) {
-    const float *m = values ? kv->v : kv->k;
+    float *const *m = values ? kv->v : kv->k;
     int64_t d = kv->head_dim, row = kv->n_kv_heads * d; /* floats per token in [len, Hkv, d] */
     for (int64_t e = first; e < first + count;) {       /* element e: token e / row, head (e % row) / d */
         int64_t t = e / row, h = e % row / d, i = e % d, left = first + count - e;
         int64_t run = d - i < left ? d - i : left; /* up to the end of the head's row */
-        memcpy(out, m + ((size_t)h * kv->cap + t) * d + i, (size_t)run * sizeof(float));
+        memcpy(out, m[h] + t * d + i, (size_t)run * sizeof(float));
         out += run;
         e += run;
     }

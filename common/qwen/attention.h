@@ -125,29 +125,31 @@ void attend_tokens_fast(const float *q, int64_t q_stride, int B, int G, const fl
  * heads 4–7 KV head 1 (consecutive groups, as PyTorch's repeat_interleave). */
 static inline int attn_kv_head(const AttnDims *d, int h) { return h / d->group; }
 
-/* The keys and values of every token seen so far, for one layer, a head at a time:
- * head h's rows are one block, [cap, d] at h · cap · d, as transformers' cache keeps
- * them ([batch, heads, positions, d]). A query head reads its KV head's rows from
- * first to last, one stream through memory; rows of the two heads side by side
+/* The keys and values of every token seen so far, for one layer, a head at a time, as
+ * transformers' cache keeps them ([batch, heads, positions, d]): head h's keys are one
+ * block of rows [cap, d], its values another. A query head reads its KV head's rows
+ * from first to last, one stream through memory; rows of the two heads side by side
  * ([cap, Hkv, d], as the projections make them) would be 1 KB pieces 2 KB apart,
  * which a core reads more slowly (one 2048-position head, on one core: 7 GB/s in
- * pieces against 10 in one block). */
+ * pieces against 10 in one block).
+ *
+ * Each block grows on its own (util.h's xblock_grow): on Linux more pages are added
+ * and no row is copied. With all heads in one block [Hkv, cap, d], doubling it had
+ * copied every head's rows to their new place: after a 2048-token prompt the first
+ * token decoded took 77 ms instead of ~45 (48 MB copied into fresh pages), and the old
+ * and new blocks were in memory together. */
 typedef struct {
     int n_kv_heads; /* 2 */
     int head_dim;   /* 256 */
     int len;        /* tokens stored: positions 0 .. len − 1 */
     int cap;        /* tokens allocated */
-    float *k;       /* [Hkv, cap, d]: keys after k_norm and RoPE */
-    float *v;       /* [Hkv, cap, d]: values as projected */
+    float **k;      /* [Hkv] blocks of [cap, d]: keys after k_norm and RoPE */
+    float **v;      /* [Hkv] blocks of [cap, d]: values as projected */
 } KVCache;
 
 /* KV head h's keys and values: [len, d], rows 0 .. len − 1. */
-static inline const float *kv_keys(const KVCache *kv, int h) {
-    return kv->k + (size_t)h * (size_t)kv->cap * (size_t)kv->head_dim;
-}
-static inline const float *kv_values(const KVCache *kv, int h) {
-    return kv->v + (size_t)h * (size_t)kv->cap * (size_t)kv->head_dim;
-}
+static inline const float *kv_keys(const KVCache *kv, int h) { return kv->k[h]; }
+static inline const float *kv_values(const KVCache *kv, int h) { return kv->v[h]; }
 
 /* An empty cache for the layer's KV heads; room for `reserve` tokens to start with
  * (it grows by itself; 0 is fine). */

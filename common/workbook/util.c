@@ -403,6 +403,52 @@ void *xrealloc(void *ptr, size_t size) {
     return p;
 }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#endif
+#if defined(__linux__) && !defined(UNDER_ASAN)
+#define BLOCKS_MAPPED 1
+#include <sys/mman.h>
+
+static size_t whole_pages(size_t size) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (size + page - 1) / page * page;
+}
+#endif
+
+void *xblock_grow(void *p, size_t old_size, size_t size) {
+    check_block(size);
+#ifdef BLOCKS_MAPPED
+    size_t old_pages = p ? whole_pages(old_size) : 0, pages = whole_pages(size ? size : 1);
+    if (p && pages <= old_pages) return p;
+    void *q = p ? mremap(p, old_pages, pages, MREMAP_MAYMOVE)
+                : mmap(NULL, pages, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (q == MAP_FAILED) die("out of memory growing a block to %zu bytes: %s", size, strerror(errno));
+    return q;
+#else
+    if (p && size <= old_size) return p;
+    void *q = xaligned_alloc(size);
+    if (p) memcpy(q, p, old_size);
+    free(p);
+    return q;
+#endif
+}
+
+void xblock_free(void *p, size_t size) {
+    if (!p) return;
+#ifdef BLOCKS_MAPPED
+    munmap(p, whole_pages(size ? size : 1));
+#else
+    (void)size;
+    free(p);
+#endif
+}
+
 char *xstrdup(const char *s) {
     size_t n = strlen(s) + 1;
     return memcpy(xmalloc(n), s, n);

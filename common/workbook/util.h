@@ -94,6 +94,14 @@ void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 /* 64-byte aligned (for SIMD loops); release with free(). */
 void *xaligned_alloc(size_t size);
+/* A block that grows without copying what it holds: on Linux pages of its own (mmap),
+ * made longer by mremap, which keeps the pages in use and adds more (their contents
+ * stay where they are in memory; only the block's address may change). Elsewhere, and
+ * under AddressSanitizer (which then checks every access), xaligned_alloc, copy and
+ * free. Page-aligned on Linux, 64-byte aligned elsewhere. p NULL with old_size 0: a
+ * new block. The sizes are the caller's to remember; xblock_free(p, size) releases. */
+void *xblock_grow(void *p, size_t old_size, size_t size);
+void xblock_free(void *p, size_t size);
 
 /* fopen that reports "cannot open FILE for reading: No such file or directory". */
 FILE *xfopen(const char *path, const char *mode, Error *err);
