@@ -34,7 +34,7 @@ static void calls_until(AheadTrial *t, int64_t until, double not_asking, double 
     }
 }
 
-/* In a trial that started at `start`: odd runs ask, even runs do not. */
+/* In a trial that started at call trial_start: odd runs ask, even runs do not. */
 static int64_t trial_start;
 static bool trial_turns(int64_t call, const AheadTrial *t) {
     (void)t;
@@ -68,7 +68,7 @@ START_TEST(a_trial_keeps_the_faster_way) {
 }
 END_TEST
 
-/* The way kept at speeds alternating `factor` times faster and slower than the trial's,
+/* The way kept at speeds alternating wobble_factor times faster and slower than `rate`,
  * a run at a time. */
 static double wobble_factor;
 static void wobbling_runs_until(AheadTrial *t, int64_t until, double rate) {
