@@ -26,9 +26,9 @@
  * the state of the memory has changed under the way kept. A virtual machine's two
  * cores can move from one chip to two and back within minutes, and the best way moves
  * with them: on the Zen 5, with the cores on one chip (the memory read ~48 GB/s),
- * asking and not asking read within 2% of each other (trials: 47.0 and 46.4 GB/s,
- * 43.8 and 42.2); on two chips (~77 GB/s) asking read 7–14% more (63.8 against 72.5,
- * 59.0 against 66.2, 66.8 against 71.5). A trial on one chip kept not asking about
+ * asking and not asking read within 4% of each other, either way round (trials: 47.0
+ * and 46.4 GB/s, 43.8 and 42.2, 43.0 and 41.9); on two chips (~77 GB/s) asking read
+ * 7–14% more (63.8 against 72.5, 59.0 against 66.2, 66.8 against 71.5). A trial on one chip kept not asking about
  * half the time, and when the cores then moved, 128 tokens went at 83–85% of the
  * memory's pace instead of ~90%. So after a trial every run of the way kept is timed
  * too, and when two runs in a row read more than AHEAD_MOVED times faster or slower
