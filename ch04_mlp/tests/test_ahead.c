@@ -68,13 +68,12 @@ START_TEST(a_trial_keeps_the_faster_way) {
 }
 END_TEST
 
-/* The way kept at speeds alternating wobble_factor times faster and slower than `rate`,
- * a run at a time. */
-static double wobble_factor;
-static void wobbling_runs_until(AheadTrial *t, int64_t until, double rate) {
+/* The way kept at speeds alternating `factor` times faster and slower than `rate`, a
+ * run at a time. */
+static void wobbling_runs_until(AheadTrial *t, int64_t until, double rate, double factor) {
     while (t->calls < until) {
         int64_t run = t->calls / RUN;
-        double r = run % 2 ? rate * wobble_factor : rate / wobble_factor;
+        double r = run % 2 ? rate * factor : rate / factor;
         calls_until(t, (run + 1) * RUN, r, r, NULL);
     }
 }
@@ -82,8 +81,7 @@ static void wobbling_runs_until(AheadTrial *t, int64_t until, double rate) {
 START_TEST(the_way_kept_holds_while_the_speed_wobbles) {
     AheadTrial t;
     first_trial(&t, 60e9, 70e9);
-    wobble_factor = 1.2; /* inside AHEAD_MOVED (1.25) both ways */
-    wobbling_runs_until(&t, AHEAD_TRIAL_EVERY, 70e9);
+    wobbling_runs_until(&t, AHEAD_TRIAL_EVERY, 70e9, 1.2); /* inside AHEAD_MOVED (1.25) both ways */
     ck_assert_msg(ahead_now(&t) == false, "no new trial at call %d (AHEAD_TRIAL_EVERY)", AHEAD_TRIAL_EVERY);
     trial_start = AHEAD_TRIAL_EVERY;
     calls_until(&t, AHEAD_TRIAL_EVERY + AHEAD_TRIAL_CALLS, 75e9, 60e9, trial_turns);
