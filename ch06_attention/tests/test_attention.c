@@ -9,7 +9,8 @@
  *      bit, however the tokens are split, and whatever the thread count (both
  *      checkpoints);
  *   4. GQA: which KV head each query head reads, by formula and by behaviour;
- *   5. a softmax that stays finite when the scores are huge;
+ *   5. a softmax that stays finite when the scores are huge, and the fast path's
+ *      softmax on its own, row lengths around its lanes;
  *   6. bad input: a checkpoint whose q_proj or head split contradicts config.json,
  *      and hand-built weights of the wrong shape.
  */
@@ -290,8 +291,8 @@ static void run_in_pieces(const Tiny *tn, const int *sizes, int n_sizes, float *
  * and kv_rows gives them back so. Pieces of 1, 2, 13, 1, 20 and 40 tokens make every
  * block grow from 16 rows to 32, 64 and 128; every number says which token, head and
  * dim it belongs to, so a row lost or put in the wrong place by a growth, a head's rows
- * in another head's block, or keys and values swapped show. kv_rows is read whole and in windows that start and end inside a
- * head's row. */
+ * in another head's block, or keys and values swapped show. kv_rows is read whole and
+ * in windows that start and end inside a head's row. */
 static float kv_number(int t, int h, int i, bool value) {
     return (value ? -1.0f : 1.0f) * (t * 1000 + h * 100 + i);
 }
@@ -521,6 +522,46 @@ START_TEST(test_softmax_large_scores) {
     }
     kv_free(&kv);
     rope_free(&rope);
+}
+END_TEST
+
+/* softmax_vec on its own (the fast path's softmax): rows of the lengths around its
+ * lanes (16 for the max, 8 for the sum, then the numbers left over), the largest score
+ * first, in the middle and last.
+ *   graded:   s_j = 10 sin(1.3 j), the largest 12: against the formula in double
+ *             from the same float32 differences s_j − max, within 1e-6 relative (e^x
+ *             within a float32 step, the sum in double; the rounding of s_j − max
+ *             itself, up to 22 · 6e-8, would be more);
+ *   dominant: s_j = −(j mod 5), the largest 200: e^(s_j − 200) is below e^−87, which
+ *             softmax_vec's e^x makes exactly 0, so the row must be exactly 1 at the
+ *             largest and 0 elsewhere. A max that missed it (in the numbers left over
+ *             after the lanes, say) would give the others e^(s_j − max) > 0. */
+START_TEST(test_softmax_vec_rows) {
+    const int lengths[] = {1, 2, 7, 8, 9, 15, 16, 17, 33, 100, 2048, 2053};
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+        int n = lengths[li];
+        float *got = xmalloc(sizeof(float) * 3 * (size_t)n), *want = xmalloc(sizeof(float) * 3 * (size_t)n);
+        for (int dominant = 0; dominant <= 1; dominant++) {
+            for (int r = 0; r < 3; r++) {
+                int top = r == 0 ? 0 : r == 1 ? n / 2 : n - 1;
+                float *row = got + (size_t)r * n, *ref = want + (size_t)r * n;
+                for (int j = 0; j < n; j++)
+                    row[j] = dominant ? -(float)(j % 5) : 10.0f * sinf(1.3f * (float)j);
+                row[top] = dominant ? 200.0f : 12.0f;
+                double sum = 0;
+                for (int j = 0; j < n; j++) sum += exp((double)(row[j] - row[top]));
+                for (int j = 0; j < n; j++)
+                    ref[j] = dominant ? (j == top ? 1.0f : 0.0f) : (float)(exp((double)(row[j] - row[top])) / sum);
+                softmax_vec(row, n);
+            }
+            char name[64], shape[32];
+            snprintf(name, sizeof name, "softmax_vec, %s", dominant ? "one score 200" : "graded scores");
+            snprintf(shape, sizeof shape, "3 x %d", n);
+            ck_assert(compare_f32(name, shape, got, want, 3 * (int64_t)n, 0, dominant ? 0 : 1e-6, NULL));
+        }
+        free(got);
+        free(want);
+    }
 }
 END_TEST
 
@@ -786,6 +827,7 @@ int main(void) {
     tcase_add_test(tc, test_kv_cache_grows);
     tcase_add_test(tc, test_gqa_mapping);
     tcase_add_test(tc, test_softmax_large_scores);
+    tcase_add_test(tc, test_softmax_vec_rows);
     tcase_add_test(tc, test_sigmoid_gate_vec);
     tcase_add_test(tc, test_attend_fast_vs_double);
     tcase_add_test(tc, test_attend_tokens_as_one_by_one);

@@ -55,16 +55,37 @@ void sigmoid_gate_vec(const float *x, const float *gate, int64_t n, float *y) {
     for (int64_t i = 0; i < n; i++) y[i] = x[i] / (1.0f + exp_vec(-gate[i]));
 }
 
+/* The max and the sum go 16 and 8 numbers at a time, in lanes: number j joins lane
+ * j mod 16 (j mod 8), the lanes are combined in order at the end, and the numbers
+ * after the last whole group come last, one by one. With one running max and one
+ * running sum, every step waited for the one before: a row of 2048 scores took 2.8 µs,
+ * in lanes 1.0 µs (the max and the sum no longer more than the e^x). The max is the
+ * same number in any order; the sum's order depends on n alone, so a row gives the
+ * same bits however it is reached (decoding a token gives the bits of the full pass). */
+#define MAX_LANES 16
+#define SUM_LANES 8
 void softmax_vec(float *s, int64_t n) {
-    float max = -INFINITY;
-    for (int64_t j = 0; j < n; j++) max = s[j] > max ? s[j] : max;
+    float lane_max[MAX_LANES];
+    for (int i = 0; i < MAX_LANES; i++) lane_max[i] = -INFINITY;
+    int64_t j = 0;
+    for (; j + MAX_LANES <= n; j += MAX_LANES)
 #pragma omp simd
-    for (int64_t j = 0; j < n; j++) s[j] = exp_vec(s[j] - max);
+        for (int i = 0; i < MAX_LANES; i++) lane_max[i] = s[j + i] > lane_max[i] ? s[j + i] : lane_max[i];
+    float max = -INFINITY;
+    for (int i = 0; i < MAX_LANES; i++) max = lane_max[i] > max ? lane_max[i] : max;
+    for (; j < n; j++) max = s[j] > max ? s[j] : max;
+#pragma omp simd
+    for (int64_t k = 0; k < n; k++) s[k] = exp_vec(s[k] - max);
+    double lane_sum[SUM_LANES] = {0};
+    for (j = 0; j + SUM_LANES <= n; j += SUM_LANES)
+#pragma omp simd
+        for (int i = 0; i < SUM_LANES; i++) lane_sum[i] += s[j + i];
     double sum = 0.0;
-    for (int64_t j = 0; j < n; j++) sum += s[j];
+    for (int i = 0; i < SUM_LANES; i++) sum += lane_sum[i];
+    for (; j < n; j++) sum += s[j];
     float inv = (float)(1.0 / sum);
 #pragma omp simd
-    for (int64_t j = 0; j < n; j++) s[j] *= inv;
+    for (int64_t k = 0; k < n; k++) s[k] *= inv;
 }
 
 /* swiglu_vec's work, in tasks of SWIGLU_TASK numbers (one task for a token's 3584:

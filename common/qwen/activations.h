@@ -33,8 +33,9 @@ void silu_vec(const float *x, int64_t n, float *y);
 void sigmoid_gate_vec(const float *x, const float *gate, int64_t n, float *y);
 
 /* p = softmax(s) in place for n ≥ 1 numbers: p_j = e^(s_j − max s) / Σ e^(s − max s),
- * with silu_vec's e^x, 16 at a time, and the sum in double. The attention's fast
- * path; within 1e-6 relative of the same with expf. Speed code, in
+ * with silu_vec's e^x, 16 at a time, the max and the sum (in double) in lanes. The
+ * attention's fast path; within 1e-6 relative of the same formula in double from the
+ * same float32 differences s_j − max s (test_attention). Speed code, in
  * kernels/activations.c. */
 void softmax_vec(float *s, int64_t n);
 
