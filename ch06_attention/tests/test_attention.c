@@ -551,7 +551,8 @@ START_TEST(test_softmax_vec_rows) {
                 double sum = 0;
                 for (int j = 0; j < n; j++) sum += exp((double)(row[j] - row[top]));
                 for (int j = 0; j < n; j++)
-                    ref[j] = dominant ? (j == top ? 1.0f : 0.0f) : (float)(exp((double)(row[j] - row[top])) / sum);
+                    ref[j] =
+                        dominant ? (j == top ? 1.0f : 0.0f) : (float)(exp((double)(row[j] - row[top])) / sum);
                 softmax_vec(row, n);
             }
             char name[64], shape[32];
