@@ -4,8 +4,8 @@
  * The memory limit is half of the physical memory unless mem_set_limit() (the
  * demos' --max-memory) sets another; every x*alloc() refuses a block above it, and
  * mem_check() is what a demo asks with its estimate of a whole request. A growing
- * block (xblock_grow) keeps what it holds. The number
- * parsers return an error instead of exiting, so every case is a plain call here.
+ * block (xblock_grow) keeps what it holds. The number parsers return an error instead
+ * of exiting, so every case is a plain call here.
  */
 #include <errno.h>
 #include <stdint.h>

@@ -28,15 +28,15 @@
  * with them: on the Zen 5, with the cores on one chip (the memory read ~48 GB/s),
  * asking and not asking read within 4% of each other, either way round (trials: 47.0
  * and 46.4 GB/s, 43.8 and 42.2, 43.0 and 41.9); on two chips (~77 GB/s) asking read
- * 7–14% more (63.8 against 72.5, 59.0 against 66.2, 66.8 against 71.5). A trial on one chip kept not asking about
- * half the time, and when the cores then moved, 128 tokens went at 83–85% of the
- * memory's pace instead of ~90%. So after a trial every run of the way kept is timed
- * too, and when two runs in a row read more than AHEAD_MOVED times faster or slower
- * than the trial measured that way, the next run starts a new trial, if at least
- * AHEAD_TRIAL_GAP calls have passed since the last one started (a machine whose speed
- * keeps moving, beside another busy program, then spends at most 1 call in 8 on the
- * slower way). A token's time moves by up to 12% from one token to the next on a
- * quiet machine, a move between chips by 30–50%.
+ * 7–14% more (72.5 against 63.8, 66.2 against 59.0, 71.5 against 66.8). A trial on one
+ * chip kept not asking about half the time, and when the cores then moved, 128 tokens
+ * went at 83–85% of the memory's pace instead of ~90%. So after a trial every run of
+ * the way kept is timed too, and when two runs in a row read more than AHEAD_MOVED
+ * times faster or slower than the trial measured that way, the next run starts a new
+ * trial, if at least AHEAD_TRIAL_GAP calls have passed since the last one started (a
+ * machine whose speed keeps moving, beside another busy program, then spends at most 1
+ * call in 8 on the slower way). A token's time moves by up to 12% from one token to
+ * the next on a quiet machine, a move between chips by 30–50%.
  *
  * In steady state the trials spend 1 call in 32 on the slower way: under 1% of the time
  * even where the two differ by a fifth. A prefetch changes no number: the results are

@@ -151,9 +151,9 @@ static void mix_chunk(const float *p, int G, int64_t p_stride, const float *V, i
     int64_t row_bytes = (int64_t)d * (int64_t)sizeof(float);
     int row_lines = (int)((row_bytes + 63) / 64);
     int next = rows - len < MIX_CHUNK ? rows - len : MIX_CHUNK; /* the next chunk's rows */
-    int tiles = (G + QUERIES - 1) / QUERIES * ((d + 16 * MIX_VECS - 1) / (16 * MIX_VECS));
     Asks asks = {0};
-    if (ask_next && next > 0) {
+    if (ask_next && next > 0) { /* spread over every step of the chunk's tiles */
+        int tiles = (G + QUERIES - 1) / QUERIES * ((d + 16 * MIX_VECS - 1) / (16 * MIX_VECS));
         asks.at = (const char *)(V + (int64_t)(j0 + len) * d);
         asks.end = asks.at + next * row_bytes;
         asks.per_step = (int)((next * row_lines + (int64_t)tiles * len - 1) / ((int64_t)tiles * len));
