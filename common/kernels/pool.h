@@ -47,6 +47,11 @@ void pool_set_threads(int n);
 /* True on a thread that is running a task (where a pool_run runs alone). */
 bool pool_in_task(void);
 
+/* Whether the text of /proc/loadavg says that every one of `cores` cores has a thread
+ * ready to run (its fourth field, "ready/all", has ready ≥ cores): then the pool does
+ * not try to take back a worker it gave up (pool.c). False for a text it cannot read. */
+bool pool_loadavg_full(const char *loadavg, int cores);
+
 /* A job cut for the two ends: `units` (rows, blocks) in tasks of `per` units (a
  * multiple of `align`), except the 2 · per around `middle`, where the caller's tasks
  * from the front are expected to meet the others' from the back: those go in tasks of
