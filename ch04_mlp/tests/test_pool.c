@@ -9,11 +9,11 @@
 #include <check.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -256,8 +256,9 @@ END_TEST
  * copy of this program (--busy-cores), which starts the busy processes itself; exit
  * status 0: as it should, 1: not, 77: a machine where there is nothing to see (one core,
  * or a process held to some of them). */
-static void spin_until_parent_ends(void) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never left spinning if the test ends early */
+static void spin_until_parent_ends(pid_t parent) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  /* never left spinning if the test ends early, */
+    if (getppid() != parent) _exit(0); /* nor if it ended before this was asked for */
     volatile double x = 1;
     for (;;) x = x * 1.0000001 + 1e-9;
 }
@@ -269,11 +270,11 @@ static int busy_cores_child(void) {
         printf("SKIP busy cores: %d cores online, not all of them this process's\n", cores);
         return 77;
     }
-    pid_t busy[64];
+    pid_t busy[64], self = getpid();
     for (int i = 0; i < cores - 1; i++) {
         fflush(NULL);
         busy[i] = fork();
-        if (busy[i] == 0) spin_until_parent_ends();
+        if (busy[i] == 0) spin_until_parent_ends(self);
         if (busy[i] < 0) return 2;
     }
     pool_set_threads(cores);
