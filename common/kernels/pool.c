@@ -176,6 +176,17 @@ static bool job_done(const void *n) {
 
 /* ---- sharing the cores ------------------------------------------------------------------ */
 
+#ifdef __linux__
+/* A /proc file's text, read anew from its start into buf (size bytes, ended by a 0);
+ * false when fd is not open or nothing could be read. */
+static bool read_text(int fd, char *buf, size_t size) {
+    ssize_t n = fd >= 0 ? pread(fd, buf, size - 1, 0) : -1;
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    return true;
+}
+#endif
+
 /* What one thread last saw of its waiting. */
 typedef struct {
     int fd;          /* /proc/thread-self/schedstat, opened at the first look (−1: none) */
@@ -190,9 +201,7 @@ static int64_t time_waited(void) {
 #ifdef __linux__
     if (waits.fd == -2) waits.fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
     char buf[96];
-    ssize_t n = waits.fd >= 0 ? pread(waits.fd, buf, sizeof buf - 1, 0) : -1;
-    if (n <= 0) return -1;
-    buf[n] = '\0';
+    if (!read_text(waits.fd, buf, sizeof buf)) return -1;
     long long run, wait;
     return sscanf(buf, "%lld %lld", &run, &wait) == 2 ? (int64_t)wait : -1;
 #else
@@ -258,10 +267,7 @@ static bool cores_all_taken(void) {
         cores = online == usable_cpus() ? (int)online : 0;
     }
     char buf[128];
-    ssize_t n = fd >= 0 && cores > 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
-    if (n <= 0) return false;
-    buf[n] = '\0';
-    return pool_loadavg_full(buf, cores);
+    return cores > 0 && read_text(fd, buf, sizeof buf) && pool_loadavg_full(buf, cores);
 #else
     return false;
 #endif

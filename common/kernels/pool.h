@@ -18,7 +18,8 @@
  *     the next job or the last task comes within that — and then sleeps (a futex
  *     wait), so that it never keeps a core from the worker that still has a task;
  *   - when the system keeps pausing the pool's threads (more threads want to run than
- *     there are cores), the pool uses one worker fewer, and tries again later.
+ *     there are cores), the pool uses one worker fewer, and tries again later, once
+ *     the machine has a core free.
  * Each task is computed by one worker from start to end, by the same code whichever
  * it is, so no result ever depends on which worker ran it, nor on how many there are.
  *
