@@ -2,7 +2,9 @@
  * (common/kernels/pool.h): every task of a job runs exactly once, whatever the number
  * of workers and tasks, job after job, also past the 65535 tasks of one job; the caller
  * takes them from the front and the others from the back; pool_cut's tasks cover a
- * job's units once; the caller is worker 0 and no worker number reaches the count; a
+ * job's units once; a task's units run once,
+ * whoever takes them over, and the job ends only when they are all done; the caller is
+ * worker 0 and no worker number reaches the count; a
  * job started from inside a task runs there, whole; a job of one task or none costs the
  * others nothing; workers the system keeps pausing (two on one CPU) are given up, and
  * not tried again while other programs hold every other core. */
@@ -159,6 +161,176 @@ START_TEST(cut_covers_every_unit_once) {
                     if (has_middle && middle >= per && middle + per <= units)
                         ck_assert(c.mid0 % per == 0 && c.mid0 <= middle && middle < c.mid1);
                 }
+}
+END_TEST
+
+/* ---- sharing a task's units (pool_units_begin) ---- */
+
+enum { UNIT_TASKS = 6, MAX_UNITS = POOL_MAX_UNITS + 2 };
+
+typedef struct {
+    int64_t units;                                     /* units per task */
+    _Atomic unsigned char runs[UNIT_TASKS][MAX_UNITS]; /* how often each unit ran */
+    _Atomic int by[UNIT_TASKS][MAX_UNITS];             /* the worker that ran it */
+    bool slow;                                         /* each unit takes a moment */
+} Units;
+
+static void units_task(void *ctx, int64_t task, int worker) {
+    Units *u = ctx;
+    PoolUnits pu;
+    pool_units_begin(&pu, u->units);
+    for (int64_t i; pool_units_next(&pu, &i);) {
+        atomic_fetch_add(&u->runs[task][i], 1);
+        atomic_store(&u->by[task][i], worker);
+        if (u->slow && i % 8 == 0) spend_time();
+    }
+}
+
+/* Every unit of every task runs exactly once, whoever takes it over, on 1 to 4 workers,
+ * for tasks of no unit, one, two (too few to share), many, and more than one offer
+ * holds (those are not shared, and still run once). */
+START_TEST(units_each_once) {
+    static Units u;
+    const int64_t sizes[] = {0, 1, 2, 3, 64, 1000, POOL_MAX_UNITS, POOL_MAX_UNITS + 1};
+    for (int workers = 1; workers <= 4; workers++) {
+        pool_set_threads(workers);
+        for (size_t s = 0; s < ARRAY_LEN(sizes); s++)
+            for (int round = 0; round < (sizes[s] > 1000 ? 2 : 20); round++) {
+                memset(&u, 0, sizeof u);
+                u.units = sizes[s];
+                u.slow = sizes[s] <= 1000;
+                pool_run(UNIT_TASKS, units_task, &u);
+                for (int t = 0; t < UNIT_TASKS; t++)
+                    for (int64_t i = 0; i < MAX_UNITS; i++)
+                        if (u.runs[t][i] != (i < sizes[s] ? 1 : 0))
+                            ck_abort_msg("%d workers, %lld units: task %d unit %lld ran %d times", workers,
+                                         (long long)sizes[s], t, (long long)i, u.runs[t][i]);
+            }
+    }
+    pool_set_threads(0);
+}
+END_TEST
+
+/* Waits (yielding the core) until *flag is set, at most 10 s; false on the timeout. */
+static bool wait_for(_Atomic int *flag) {
+    for (int i = 0; i < 10000000 && !atomic_load(flag); i++)
+        if (i % 64 == 63) sched_yield();
+    for (int ms = 0; ms < 10000 && !atomic_load(flag); ms++) usleep(1000);
+    return atomic_load(flag);
+}
+
+/* A job whose tasks wait for each other, so that who takes over which units is no
+ * longer a matter of timing:
+ *   - 2 workers: the task with units holds its first unit until another worker has
+ *     run one of its units. The other worker runs the second task (nothing to do),
+ *     finds no task left and must take over the back half of the first's units.
+ *   - 3 workers: the second task is held until the first task's first unit is done,
+ *     so the worker that runs it is out of the game, and the units are taken over by
+ *     the third worker, which ran no task at all: it never adds to the count of tasks
+ *     done, and the first unit it took over takes 20 ms, so that a caller that
+ *     returned when every task had been counted would find its units not yet run. */
+typedef struct {
+    Units u;
+    int workers;
+    _Atomic int taken_over; /* a worker other than the task's runner ran one of its units */
+    _Atomic int first_done; /* the first unit is done */
+    _Atomic int timed_out;
+    _Atomic int runner; /* the worker that began the task with units */
+} Held;
+
+static void held_task(void *ctx, int64_t task, int worker) {
+    Held *h = ctx;
+    if (task == 1) { /* no units */
+        if (h->workers == 3 && !wait_for(&h->first_done)) atomic_store(&h->timed_out, 1);
+        return;
+    }
+    PoolUnits pu;
+    pool_units_begin(&pu, h->u.units);
+    for (int64_t i; pool_units_next(&pu, &i);) {
+        if (i == 0) {
+            atomic_store(&h->runner, worker);
+            if (!wait_for(&h->taken_over)) atomic_store(&h->timed_out, 1);
+            atomic_store(&h->first_done, 1);
+        } else if (worker != atomic_load(&h->runner) && atomic_exchange(&h->taken_over, 1) == 0) {
+            if (h->workers == 3) usleep(20000); /* the first unit taken over */
+        }
+        atomic_fetch_add(&h->u.runs[0][i], 1);
+        atomic_store(&h->u.by[0][i], worker);
+    }
+}
+
+START_TEST(units_taken_over) {
+    static Held h;
+    for (int workers = 2; workers <= 3; workers++)
+        for (int round = 0; round < 5; round++) {
+            pool_set_threads(workers); /* all of them, even if the machine was busy a moment ago */
+            memset(&h, 0, sizeof h);
+            h.workers = workers;
+            h.u.units = 100;
+            atomic_store(&h.runner, -1);
+            pool_run(2, held_task, &h);
+            ck_assert_msg(!h.timed_out, "%d workers: no worker took over a unit within 10 s", workers);
+            int64_t others = 0;
+            for (int64_t i = 0; i < 100; i++) {
+                ck_assert_msg(h.u.runs[0][i] == 1,
+                              "%d workers: unit %lld ran %d times when pool_run returned", workers,
+                              (long long)i, h.u.runs[0][i]);
+                others += h.u.by[0][i] != h.runner;
+            }
+            /* some taken over: at least once, and again as often as the task's runner is
+             * slow to go on (each time the back half of what is left) */
+            ck_assert_msg(others >= 1, "%d workers: no unit ran on another worker", workers);
+        }
+    pool_set_threads(0);
+}
+END_TEST
+
+/* A task with units that starts a job of its own before and while it takes them: the
+ * inner job runs there, whole (every inner unit as often as every other), its units its
+ * own, and the outer units still run once. (The task function runs again for each
+ * share of its units another worker takes over, and with it the job before them: so
+ * the inner units run at least twice, not exactly.) */
+typedef struct {
+    Units outer;
+    Units inner[UNIT_TASKS];
+} NestedUnits;
+
+static void nested_units_task(void *ctx, int64_t task, int worker) {
+    (void)worker;
+    NestedUnits *n = ctx;
+    pool_run(UNIT_TASKS, units_task, &n->inner[task]); /* before the task's own units */
+    PoolUnits pu;
+    pool_units_begin(&pu, n->outer.units);
+    for (int64_t i; pool_units_next(&pu, &i);) {
+        if (i == 0) pool_run(UNIT_TASKS, units_task, &n->inner[task]); /* and among them */
+        atomic_fetch_add(&n->outer.runs[task][i], 1);
+        if (i % 8 == 0) spend_time();
+    }
+}
+
+START_TEST(nested_units_stay_in_their_task) {
+    static NestedUnits n;
+    pool_set_threads(3);
+    for (int round = 0; round < 10; round++) {
+        memset(&n, 0, sizeof n);
+        n.outer.units = 40;
+        for (int t = 0; t < UNIT_TASKS; t++) n.inner[t].units = 30;
+        pool_run(UNIT_TASKS, nested_units_task, &n);
+        for (int t = 0; t < UNIT_TASKS; t++) {
+            int inner = n.inner[t].runs[0][0];
+            ck_assert_msg(inner >= 2, "task %d: the inner jobs ran %d times", t, inner);
+            for (int64_t i = 0; i < 40; i++) {
+                ck_assert_msg(n.outer.runs[t][i] == 1, "task %d: outer unit %lld ran %d times", t,
+                              (long long)i, n.outer.runs[t][i]);
+                if (i < 30)
+                    for (int s = 0; s < UNIT_TASKS; s++)
+                        ck_assert_msg(n.inner[t].runs[s][i] == inner,
+                                      "task %d: inner task %d unit %lld ran %d times, unit 0 of task 0 %d", t,
+                                      s, (long long)i, n.inner[t].runs[s][i], inner);
+            }
+        }
+    }
+    pool_set_threads(0);
 }
 END_TEST
 
@@ -365,6 +537,9 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, more_tasks_than_a_job_holds);
     tcase_add_test(tc, caller_from_the_front_others_from_the_back);
     tcase_add_test(tc, cut_covers_every_unit_once);
+    tcase_add_test(tc, units_each_once);
+    tcase_add_test(tc, units_taken_over);
+    tcase_add_test(tc, nested_units_stay_in_their_task);
     tcase_add_test(tc, paused_workers_are_given_up);
     tcase_add_test(tc, loadavg_read);
     tcase_add_test(tc, busy_cores_are_left_alone);

@@ -361,15 +361,17 @@ static const Tiles *tiles_for(DType dt, int portable) {
 }
 
 /* ------------------------------------------------------------------------------------
- * The loops over tiles. Each thread takes a contiguous share of the rows of W and
- * writes only their outputs.
+ * The loops over tiles. The workers take W's rows in tasks, and each writes only the
+ * outputs of the rows it took.
  * ------------------------------------------------------------------------------------ */
 
 /* Both paths walk W the same way. The rows are cut into tasks of about TASK_BYTES of
  * weights each, DECODE_TASK_BYTES for one token (at most a worker's share of them, so
  * that a small W is shared too),
  * which the workers take one at a time (kernels/pool.h), from the two ends; for one
- * token, the tasks where the two ends meet are a quarter of that (pool_cut). A stack
+ * token a task also takes its tiles' rows one group at a time from the pool, so that the
+ * worker done first can take over the back half of what the other's last task has left
+ * (pool_units_begin) instead of waiting for it. A stack
  * of matrices of one input (linear_stack) is one job: each matrix cut into tasks of its
  * own, the share counted over all their rows. A task cuts its rows into `parts` equal parts and goes
  * through all of them at once: tile j takes row j of every part (its rows lie
@@ -562,6 +564,24 @@ static void walk_task(void *ctx, int64_t task, int worker) {
     int64_t first, last;
     pool_cut_range(&wk->cut[i], task - wk->first_task[i], &first, &last);
     int64_t part = (last - first) / parts; /* rows per part */
+    int64_t rest = first + parts * part;   /* the rows left over: rest .. last − 1 */
+    if (T == 1) {
+        /* units the pool may share (kernels/pool.h): row j of every part (j < part),
+         * then the rows left over one at a time */
+        PoolUnits units;
+        pool_units_begin(&units, part + (last - rest));
+        for (int64_t j; pool_units_next(&units, &j);) {
+            if (j >= part) {
+                int64_t o = rest + (j - part);
+                k->one[1](data + o * row_bytes, 0, in, x, in, NULL, WHOLE_ROW, y + o, 0, out);
+                continue;
+            } /* AHEAD where the line asked for lies in the rows after row j of each part */
+            int phase = WHOLE_ROW | (wk->ask && (part - j - 1) * row_bytes >= READ_AHEAD ? AHEAD : 0);
+            k->streams(data + (first + j) * row_bytes, part * row_bytes, in, x, in, NULL, phase,
+                       y + first + j, part, out);
+        }
+        return;
+    }
     if (wk->pack[i]) { /* row groups of neighbours instead (parts == ROWS), a chunk of tokens at a time */
         for (int64_t t0 = 0; t0 < T; t0 += wk->chunk)
             for (int64_t j = 0; j < part; j++)
@@ -572,18 +592,13 @@ static void walk_task(void *ctx, int64_t task, int worker) {
             const char *rows = data + (first + j) * row_bytes; /* row j of the first part */
             int64_t step = part * row_bytes;                   /* from one part to the next */
             float *yj = y + first + j;                         /* its output for token 0 */
-            if (T == 1) /* AHEAD where the line asked for lies in the rows after row j of each part */
-                k->streams(rows, step, in, x, in, NULL,
-                           WHOLE_ROW | (wk->ask && (part - j - 1) * row_bytes >= READ_AHEAD ? AHEAD : 0), yj,
-                           part, out);
-            else
-                for (int64_t t = 0; t < T; t += TOKENS) {
-                    int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
-                    k->rows[c](rows, step, in, x + t * in, in, NULL, WHOLE_ROW, yj + t * out, part, out);
-                }
+            for (int64_t t = 0; t < T; t += TOKENS) {
+                int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
+                k->rows[c](rows, step, in, x + t * in, in, NULL, WHOLE_ROW, yj + t * out, part, out);
+            }
         }
     }
-    for (int64_t o = first + parts * part; o < last; o++)
+    for (int64_t o = rest; o < last; o++)
         for (int64_t t = 0; t < T; t += TOKENS) {
             int c = T - t < TOKENS ? (int)(T - t) : TOKENS;
             k->one[c](data + o * row_bytes, 0, in, x + t * in, in, NULL, WHOLE_ROW, y + t * out + o, 0, out);
@@ -612,23 +627,19 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
         rows_in_all += w[i]->shape[0];
     }
     int64_t share = (rows_in_all + pool_threads() - 1) / pool_threads();
-    /* One token: where the workers' two ends are expected to meet, the middle row of the
-     * stack, is cut into tasks of a quarter (pool_cut). */
-    int64_t middle = T == 1 ? rows_in_all / 2 : -1, before = 0;
     for (int i = 0; i < n; i++) {
         int64_t out = w[i]->shape[0], row_bytes = w[i]->shape[1] * dtype_size(w[i]->dtype);
         int64_t rows = (T == 1 ? DECODE_TASK_BYTES : TASK_BYTES) / row_bytes;
         if (rows > share) rows = share; /* a small W still goes to every worker */
         rows -= rows % wk.parts;
+        if (rows < wk.parts) rows = wk.parts;
         wk.w[i] = w[i];
         wk.k[i] = tiles_for(w[i]->dtype, portable);
         wk.y[i] = y[i];
         wk.pack[i] = T >= PACK_MIN_TOKENS && w[i]->dtype != DTYPE_F32;
-        if (rows < wk.parts) rows = wk.parts;
-        bool meet = middle >= before && middle < before + out;
-        wk.cut[i] = pool_cut(out, rows, wk.parts, meet ? middle - before : -1);
+        wk.cut[i] =
+            pool_cut(out, rows, wk.parts, -1); /* every task whole: one token shares its units instead */
         wk.first_task[i + 1] = wk.first_task[i] + pool_cut_tasks(&wk.cut[i]);
-        before += out;
     }
     if (T > 1) {
         pool_run(wk.first_task[n], walk_task, &wk);

@@ -833,7 +833,10 @@ static void tokens_of(const Tiles *k, const Job *j, int64_t b0, int64_t bstep, i
  *               its blocks into DEC_BLOCKS equal parts and goes through them side by
  *               side: tile i takes block i of every part, so that each part is read
  *               front to back as one long stream; the blocks left over go one at a
- *               time;
+ *               time. (The BF16 kernel lets another worker take over part of a task
+ *               instead, kernels/pool.h; here a tile reads ~70 KB for rows of 1024, so
+ *               a task is 1 to 4 tiles, too few to share: shared, with no short tasks,
+ *               a token took 1.3% longer);
  *   T tokens:   a task is PRE_BLOCKS neighbouring blocks (their integers stay in the
  *               core's cache while the tokens pass by) times a range of tokens: all of
  *               them, or, when there are too few blocks to keep every worker busy
