@@ -2,12 +2,11 @@
  * (common/kernels/pool.h): every task of a job runs exactly once, whatever the number
  * of workers and tasks, job after job, also past the 65535 tasks of one job; the caller
  * takes them from the front and the others from the back; pool_cut's tasks cover a
- * job's units once; a task's units run once,
- * whoever takes them over, and the job ends only when they are all done; the caller is
- * worker 0 and no worker number reaches the count; a
- * job started from inside a task runs there, whole; a job of one task or none costs the
- * others nothing; workers the system keeps pausing (two on one CPU) are given up, and
- * not tried again while other programs hold every other core. */
+ * job's units once; a task's units run once whoever takes them over, and the job ends
+ * only when they are all done; the caller is worker 0 and no worker number reaches the
+ * count; a job started from inside a task runs there, whole; a job of one task or none
+ * costs the others nothing; workers the system keeps pausing (two on one CPU) are given
+ * up, and not tried again while other programs hold every other core. */
 #include <check.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -172,7 +171,7 @@ typedef struct {
     int64_t units;                                     /* units per task */
     _Atomic unsigned char runs[UNIT_TASKS][MAX_UNITS]; /* how often each unit ran */
     _Atomic int by[UNIT_TASKS][MAX_UNITS];             /* the worker that ran it */
-    bool slow;                                         /* each unit takes a moment */
+    bool slow;                                         /* every 8th unit takes a moment */
 } Units;
 
 static void units_task(void *ctx, int64_t task, int worker) {
