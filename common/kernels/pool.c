@@ -39,8 +39,8 @@
  * offer (pool_units_next) lets that worker take over the back half of what is left,
  * and again, until under two units remain. Measured on the whole model, blocks of 8
  * tokens taking turns in one process on 2 cores: sharing, with every task of 1 MB,
- * decoded a token 1–2% faster than the tasks of a quarter where the two ends meet that
- * came before it, with the cores on one chip, and 2–2.5% with them on two. Taking a unit
+ * decoded a token 0.7–2% faster than the tasks of a quarter where the two ends meet that
+ * came before it, with the cores on one chip, and 1.2–2.6% with them on two. Taking a unit
  * costs its owner a compare-and-swap on a cache line that others only read, nanoseconds
  * against the 0.2–1.5 µs its weights take to arrive (4 rows of 1024 to 3584 numbers).
  *
