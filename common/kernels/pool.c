@@ -343,6 +343,10 @@ static int workers_now(int64_t now, int active) {
 static uint64_t offer_word(uint32_t g, int64_t task, int64_t next, int64_t end) {
     return (uint64_t)(g & 0xffff) << 48 | (uint64_t)task << 32 | (uint64_t)next << 16 | (uint64_t)end;
 }
+static uint32_t offer_job(uint64_t w) { return (uint32_t)(w >> 48); }
+static int64_t offer_task(uint64_t w) { return (int64_t)(w >> 32 & 0xffff); }
+static int64_t offer_next(uint64_t w) { return (int64_t)(w >> 16 & 0xffff); }
+static int64_t offer_end(uint64_t w) { return (int64_t)(w & 0xffff); }
 
 /* Runs task `task` of job g on this worker: the whole task (hi < 0) or, taken over
  * from another worker, its units lo .. hi − 1. */
@@ -366,9 +370,8 @@ static void share(uint32_t g, int worker) {
         for (int v = 0; v < workers; v++) {
             if (v == worker) continue;
             uint64_t w = atomic_load_explicit(&offers[v].word, memory_order_acquire);
-            int64_t task = (int64_t)(w >> 32 & 0xffff), next = (int64_t)(w >> 16 & 0xffff),
-                    end = (int64_t)(w & 0xffff);
-            if ((uint32_t)(w >> 48) != (g & 0xffff) || end - next < 2) continue;
+            int64_t task = offer_task(w), next = offer_next(w), end = offer_end(w);
+            if (offer_job(w) != (g & 0xffff) || end - next < 2) continue;
             int64_t mid = end - (end - next) / 2;
             if (atomic_compare_exchange_strong(&offers[v].word, &w, offer_word(g, task, next, mid)))
                 run_task(g, task, mid, end, worker);
@@ -403,8 +406,8 @@ bool pool_units_next(PoolUnits *u, int64_t *unit) {
     _Atomic uint64_t *word = u->offer;
     uint64_t w = atomic_load_explicit(word, memory_order_acquire);
     for (;;) {
-        int64_t next = (int64_t)(w >> 16 & 0xffff), end = (int64_t)(w & 0xffff);
-        if (next >= end) return false;
+        int64_t next = offer_next(w);
+        if (next >= offer_end(w)) return false;
         if (atomic_compare_exchange_weak_explicit(word, &w, w + ((uint64_t)1 << 16), memory_order_acq_rel,
                                                   memory_order_acquire)) {
             *unit = next;
