@@ -212,6 +212,12 @@ static bool job_done(const void *n) {
            atomic_load(&pool.sharers) == 0;
 }
 
+/* The job may be over: the caller, if it went to sleep, sleeps on done_word. */
+static void wake_caller(void) {
+    atomic_fetch_add(&pool.done_word, 1);
+    if (atomic_load(&pool.caller_asleep)) wake_all(&pool.done_word);
+}
+
 /* ---- sharing the cores ------------------------------------------------------------------ */
 
 #ifdef __linux__
@@ -379,10 +385,8 @@ static void share(uint32_t g, int worker) {
         }
     }
     if (atomic_fetch_sub(&pool.sharers, 1) == 1 &&
-        atomic_load(&pool.done) >= atomic_load_explicit(&pool.n, memory_order_relaxed)) {
-        atomic_fetch_add(&pool.done_word, 1); /* the job may have waited only for this */
-        if (atomic_load(&pool.caller_asleep)) wake_all(&pool.done_word);
-    }
+        atomic_load(&pool.done) >= atomic_load_explicit(&pool.n, memory_order_relaxed))
+        wake_caller(); /* the job may have waited only for this */
 }
 
 void pool_units_begin(PoolUnits *u, int64_t n) {
@@ -442,10 +446,7 @@ static void work(uint32_t g, int worker) {
         ran++;
     }
     share(g, worker);
-    if (ran > 0 && atomic_fetch_add(&pool.done, ran) + ran == n) {
-        atomic_fetch_add(&pool.done_word, 1);
-        if (atomic_load(&pool.caller_asleep)) wake_all(&pool.done_word);
-    }
+    if (ran > 0 && atomic_fetch_add(&pool.done, ran) + ran == n) wake_caller();
 }
 
 static void *worker_main(void *arg) {
