@@ -5,7 +5,7 @@
  *   - the short convolution on numbers small enough to check by hand;
  *   - the fast delta_rule equals the four-loop delta_rule_ref bit for bit, with more
  *     value heads than key heads, from an empty and from a given table, on 1 and 2
- *     threads;
+ *     threads, and a table's −0 kept as the four loops keep it;
  *   - every intermediate of the layer against the PyTorch reference
  *     (reference/golden/tiny_forward.safetensors, float64 math on the tiny checkpoint
  *     in $TINY, which has 2 key heads and 4 value heads), for all three DeltaNet
@@ -277,6 +277,33 @@ START_TEST(fast_equals_reference) {
         free(q), free(k), free(v), free(S0);
     }
     pool_set_threads(2);
+}
+END_TEST
+
+/* A table that holds −0 where the keys are 0. The four loops keep such a zero's sign
+ * (−0 · decay = −0, and −0 + (+0 · a negative difference) = −0); a sweep that adds a
+ * zero it has no token for (0 · 0 = +0) would store +0 instead. Every row of the key
+ * dimensions the keys leave at 0 stays a zero of either sign, and the tables are
+ * compared bit for bit: from a given table, one token and several. */
+START_TEST(fast_keeps_the_sign_of_zero) {
+    enum { T = 3, DK = 16, DV = 16 };
+    unsigned s = 11;
+    float q[T * DK], k[T * DK], v[T * DV], g[T], beta[T], S0[DK * DV];
+    for (int i = 0; i < T * DK; i++) q[i] = frand(&s), k[i] = i % DK < DK / 2 ? 0.0f : frand(&s);
+    for (int i = 0; i < T * DV; i++) v[i] = frand(&s); /* differences of both signs */
+    for (int t = 0; t < T; t++) g[t] = -0.5f, beta[t] = 1.0f;
+    for (int i = 0; i < DK * DV; i++) S0[i] = i < DK / 2 * DV ? -0.0f : frand(&s); /* rows k leaves at 0 */
+    for (int n = 1; n <= T; n += T - 1) {
+        float S_ref[DK * DV], S[DK * DV], o_ref[T * DV], o[T * DV];
+        delta_rule_ref(q, k, v, g, beta, n, 1, 1, DK, DV, S0, S_ref, o_ref);
+        delta_rule(q, k, v, g, beta, n, 1, 1, DK, DV, S0, S, o);
+        int minus = 0;
+        for (int i = 0; i < DK / 2 * DV; i++) minus += signbit(S_ref[i]) != 0;
+        ck_assert_msg(minus > 0 && minus < DK / 2 * DV, "%d tokens: the test needs zeros of both signs, has %d of %d negative", n, minus, DK / 2 * DV);
+        ck_assert_msg(memcmp(S, S_ref, sizeof S) == 0, "%d tokens: the tables differ (a zero's sign?)", n);
+        ck_assert_msg(memcmp(o, o_ref, sizeof(float) * n * DV) == 0, "%d tokens: the outputs differ", n);
+    }
+    printf("OK   delta_rule keeps a table's -0 where the key is 0, as delta_rule_ref does (1 token and 3)\n");
 }
 END_TEST
 
@@ -579,6 +606,7 @@ int main(void) {
     tcase_add_test(hand, silu_vec_matches_siluf);
     tcase_add_test(hand, gated_norm_matches_norm_module);
     tcase_add_test(hand, fast_equals_reference);
+    tcase_add_test(hand, fast_keeps_the_sign_of_zero);
     suite_add_tcase(s, hand);
     TCase *ref = tcase_create("reference");
     tcase_add_unchecked_fixture(ref, open_all, close_all);

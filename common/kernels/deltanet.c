@@ -48,81 +48,83 @@ static inline Vec16 vec_load(const float *p) {
 static inline void vec_store(float *p, Vec16 v) { memcpy(p, &v, sizeof v); }
 
 /* One sweep over a head's table Sh [dk, n_vecs·16]:
- *   token t (steps 3, 4):      its key k_write and query q_read [dk] and its difference
- *                              delta [dv] → read [dv]
- *   token t + 1 (steps 1, 2):  decay and its key k_look [dk] → pred [dv]
- * The first sweep has no token t (k_write, q_read, delta all zero) and the last no
- * token t + 1 (decay 1, k_look zero): adding 0 and multiplying by 1 leave a row
- * unchanged. empty: the table holds zeros (it is not read, only written). */
-static inline __attribute__((always_inline)) void sweep(const int n_vecs, const bool empty,
-                                                        float *restrict Sh, int dk, const float *k_write,
-                                                        const float *q_read, const float *delta, float decay,
-                                                        const float *k_look, float *read, float *pred) {
+ *   write, token t (steps 3, 4):    its key k_write and query q_read [dk] and its
+ *                                   difference delta [dv] → read [dv]
+ *   look, token t + 1 (steps 1, 2): decay and its key k_look [dk] → pred [dv]
+ * The first sweep of a given table has no token t to write, and the last sweep no
+ * token t + 1 to look up: their steps are left out (a decoded token's two sweeps do
+ * half the arithmetic of two full ones), not done with zeros, which would also turn
+ * a −0 of the table into +0 where the four loops keep it. empty: the table holds
+ * zeros (it is not read, only written). */
+static inline __attribute__((always_inline)) void sweep(const int n_vecs, const bool empty, const bool write,
+                                                        const bool look, float *restrict Sh, int dk,
+                                                        const float *k_write, const float *q_read,
+                                                        const float *delta, float decay, const float *k_look,
+                                                        float *read, float *pred) {
     Vec16 d[MAX_VECS], o[MAX_VECS], p[MAX_VECS];
 #pragma GCC unroll 8
-    for (int c = 0; c < n_vecs; c++) d[c] = vec_load(delta + c * VEC), o[c] = (Vec16){0}, p[c] = (Vec16){0};
+    for (int c = 0; c < n_vecs; c++) {
+        d[c] = write ? vec_load(delta + c * VEC) : (Vec16){0};
+        o[c] = p[c] = (Vec16){0};
+    }
     for (int i = 0; i < dk; i++) {
         float *restrict row = Sh + (size_t)i * n_vecs * VEC;
-        float kw_i = k_write[i], q_i = q_read[i], kl_i = k_look[i];
+        float kw_i = write ? k_write[i] : 0, q_i = write ? q_read[i] : 0, kl_i = look ? k_look[i] : 0;
 #pragma GCC unroll 8
         for (int c = 0; c < n_vecs; c++) {
             Vec16 s = empty ? (Vec16){0} : vec_load(row + c * VEC); /* an empty table is not read */
-            s += kw_i * d[c];                                       /* 3. write token t's difference */
-            o[c] += q_i * s;                                        /* 4. token t reads with q */
-            s *= decay;                                             /* 1. token t + 1 decays the table */
-            p[c] += kl_i * s;                                       /* 2. token t + 1 looks up with k */
+            if (write) {
+                s += kw_i * d[c]; /* 3. write token t's difference */
+                o[c] += q_i * s;  /* 4. token t reads with q */
+            }
+            if (look) {
+                s *= decay;       /* 1. token t + 1 decays the table */
+                p[c] += kl_i * s; /* 2. token t + 1 looks up with k */
+            }
             vec_store(row + c * VEC, s);
         }
     }
 #pragma GCC unroll 8
     for (int c = 0; c < n_vecs; c++) {
-        vec_store(read + c * VEC, o[c]);
-        vec_store(pred + c * VEC, p[c]);
+        if (write) vec_store(read + c * VEC, o[c]);
+        if (look) vec_store(pred + c * VEC, p[c]);
     }
 }
 
 /* One head over T tokens with T + 1 sweeps, or T when the table starts empty: then
- * the first sweep (decaying zeros, looking up zeros) is skipped, since its pred is
- * exactly 0, and the next one writes the table without reading it. */
+ * there is nothing to decay or look up before token 0 (its pred is exactly 0), and
+ * token 0's sweep writes the table without reading it. */
 static inline __attribute__((always_inline)) void
 delta_rule_head_fast(const int n_vecs, const float *q, const float *k, const float *v, const float *g,
                      const float *beta, int T, int n_k, int n_v, int kh, int h, int dk, float *Sh, float *out,
-                     bool empty, const float *zeros) {
+                     bool empty) {
     int dv = n_vecs * VEC;
-    float pred[MAX_VECS * VEC], delta[MAX_VECS * VEC], unused[MAX_VECS * VEC];
-    int first = -1;
-    if (empty && T > 0) {
+    float pred[MAX_VECS * VEC], delta[MAX_VECS * VEC];
+    if (empty)
         memset(pred, 0, sizeof pred);
-        first = 0;
-    }
-    for (int t = first; t < T; t++) {
-        bool has_t = t >= 0, has_next = t + 1 < T;
-        if (has_t && t == first) { /* 3. (token 0 on an empty table) the difference is v, β of it */
-            const float *vt = v + ((size_t)t * n_v + h) * dv;
-            float b = beta[(size_t)t * n_v + h];
-            for (int j = 0; j < dv; j++) delta[j] = (vt[j] - pred[j]) * b;
-        }
-        const float *k_write = has_t ? k + ((size_t)t * n_k + kh) * dk : zeros;
-        const float *q_read = has_t ? q + ((size_t)t * n_k + kh) * dk : zeros;
-        const float *k_look = has_next ? k + ((size_t)(t + 1) * n_k + kh) * dk : zeros;
-        float decay = has_next ? expf(g[(size_t)(t + 1) * n_v + h]) : 1.0f;
-        float *read = has_t ? out + ((size_t)t * n_v + h) * dv : unused;
-        if (t == first && empty)
-            sweep(n_vecs, true, Sh, dk, k_write, q_read, delta, decay, k_look, read, pred);
-        else
-            sweep(n_vecs, false, Sh, dk, k_write, q_read, has_t ? delta : zeros, decay, k_look, read, pred);
-        if (has_next) { /* 3. (next sweep) the difference token t + 1 will write, β of it */
-            const float *vn = v + ((size_t)(t + 1) * n_v + h) * dv;
-            float b = beta[(size_t)(t + 1) * n_v + h];
-            for (int j = 0; j < dv; j++) delta[j] = (vn[j] - pred[j]) * b;
+    else /* steps 1–2 of token 0 */
+        sweep(n_vecs, false, false, true, Sh, dk, NULL, NULL, NULL, expf(g[h]), k + (size_t)kh * dk, NULL, pred);
+    for (int t = 0; t < T; t++) {
+        const float *vt = v + ((size_t)t * n_v + h) * dv; /* 3. the difference token t writes, β of it */
+        float b = beta[(size_t)t * n_v + h];
+        for (int j = 0; j < dv; j++) delta[j] = (vt[j] - pred[j]) * b;
+        const float *kt = k + ((size_t)t * n_k + kh) * dk, *qt = q + ((size_t)t * n_k + kh) * dk;
+        float *read = out + ((size_t)t * n_v + h) * dv;
+        bool first = empty && t == 0;
+        if (t + 1 < T) { /* steps 3–4 of token t, 1–2 of token t + 1 */
+            float decay = expf(g[(size_t)(t + 1) * n_v + h]);
+            const float *k_look = k + ((size_t)(t + 1) * n_k + kh) * dk;
+            if (first)
+                sweep(n_vecs, true, true, true, Sh, dk, kt, qt, delta, decay, k_look, read, pred);
+            else
+                sweep(n_vecs, false, true, true, Sh, dk, kt, qt, delta, decay, k_look, read, pred);
+        } else if (first) { /* steps 3–4 of the last token */
+            sweep(n_vecs, true, true, false, Sh, dk, kt, qt, delta, 1, NULL, read, NULL);
+        } else {
+            sweep(n_vecs, false, true, false, Sh, dk, kt, qt, delta, 1, NULL, read, NULL);
         }
     }
 }
-
-/* What a sweep reads for a token that is not there: zeros, for keys and queries of up
- * to MAX_DK dimensions and differences of up to MAX_VECS · 16. */
-#define MAX_DK 1024
-static const float zeros[MAX_DK > MAX_VECS *VEC ? MAX_DK : MAX_VECS *VEC];
 
 /* delta_rule's arguments, for its tasks: one head each. */
 typedef struct DeltaRuleJob {
@@ -138,7 +140,7 @@ typedef struct DeltaRuleJob {
 #define HEAD_OF_WIDTH(N)                                                                                     \
     static void head_##N(const DeltaRuleJob *j, int h, float *Sh, bool empty) {                              \
         delta_rule_head_fast(N, j->q, j->k, j->v, j->g, j->beta, j->T, j->n_k, j->n_v,                       \
-                             h / (j->n_v / j->n_k), h, j->dk, Sh, j->out, empty, zeros);                     \
+                             h / (j->n_v / j->n_k), h, j->dk, Sh, j->out, empty);                            \
     }
 HEAD_OF_WIDTH(8)
 HEAD_OF_WIDTH(4)
@@ -163,7 +165,7 @@ void delta_rule(const float *q, const float *k, const float *v, const float *g, 
                                                              : n_vecs == 2 ? head_2
                                                              : n_vecs == 1 ? head_1
                                                                            : NULL;
-    if (T == 0 || dk > MAX_DK || !head) {
+    if (T == 0 || !head) {
         delta_rule_ref(q, k, v, g, beta, T, n_k, n_v, dk, dv, S0, S, out); /* the plain loops */
         return;
     }
