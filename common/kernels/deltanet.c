@@ -103,7 +103,8 @@ delta_rule_head_fast(const int n_vecs, const float *q, const float *k, const flo
     if (empty)
         memset(pred, 0, sizeof pred);
     else /* steps 1–2 of token 0 */
-        sweep(n_vecs, false, false, true, Sh, dk, NULL, NULL, NULL, expf(g[h]), k + (size_t)kh * dk, NULL, pred);
+        sweep(n_vecs, false, false, true, Sh, dk, NULL, NULL, NULL, expf(g[h]), k + (size_t)kh * dk, NULL,
+              pred);
     for (int t = 0; t < T; t++) {
         const float *vt = v + ((size_t)t * n_v + h) * dv; /* 3. the difference token t writes, β of it */
         float b = beta[(size_t)t * n_v + h];

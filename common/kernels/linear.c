@@ -64,6 +64,9 @@
 #define READ_AHEAD      2048 /* bytes ahead of each stream that a tile asks for (walk_task, dot_rows) */
 #define KEY_STREAMS     3    /* streams of one token's keys (dot_rows) ... */
 #define KEY_STREAM_MIN  (64 << 10) /* ... when they are at least this many bytes */
+/* How a step asks for the line READ_AHEAD bytes ahead of each of its rows: not at all,
+ * for a line to be kept in every cache, or for a line read once (the non-temporal hint). */
+enum { ASK_NOT = 0, ASK_KEPT = 1, ASK_ONCE = 2 };
 /* A panel row every KBLOCK + 16 floats, so that the rows fall into different cache sets. */
 #define PANEL_STRIDE (KBLOCK + LANES)
 
@@ -101,7 +104,10 @@ static inline ALWAYS_INLINE void step_portable(DType dt, const char *w, int64_t 
     float wl[ROWS][LANES], xl[TOKENS][LANES]; /* this step's weights and inputs */
 #pragma GCC unroll 6
     for (int r = 0; r < R; r++) {
-        if (ahead) __builtin_prefetch(w + r * w_step + k * dtype_size(dt) + READ_AHEAD, 0, 3);
+        if (ahead == ASK_ONCE) /* the last argument: 0 non-temporal, 3 kept in every cache */
+            __builtin_prefetch(w + r * w_step + k * dtype_size(dt) + READ_AHEAD, 0, 0);
+        else if (ahead)
+            __builtin_prefetch(w + r * w_step + k * dtype_size(dt) + READ_AHEAD, 0, 3);
         widen_portable(dt, w + r * w_step, k, n, partial, wl[r]);
     }
 #pragma GCC unroll 4
@@ -135,7 +141,14 @@ enum {
     AHEAD = 4, /* a tile that may ask (the one-token tiles, the keys tiles): ask for the line
                 * READ_AHEAD bytes ahead in each row at every step (set only where that line is
                 * one of the rows' own part, on a machine where that is faster: kernels/ahead.h) */
+    ONCE = 8,  /* with AHEAD: the rows are read once (one token's weights, its keys), so ask
+                * with the non-temporal hint (see walk) */
 };
+
+/* A tile's asking, from its phase (AHEAD, ONCE). */
+static inline int asking(int phase) {
+    return !(phase & AHEAD) ? ASK_NOT : phase & ONCE ? ASK_ONCE : ASK_KEPT;
+}
 
 static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t w_step, int64_t len,
                                                const float *x, int64_t x_step, float *acc_mem, int phase,
@@ -145,7 +158,7 @@ static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t 
         memset(acc, 0, sizeof acc);
     else
         memcpy(acc, acc_mem, sizeof acc);
-    int ahead = ASK && (phase & AHEAD); /* ASK is a constant: 0 in every tile that never asks */
+    int ahead = ASK ? asking(phase) : ASK_NOT; /* ASK is a constant: 0 in every tile that never asks */
     int64_t k = 0;
     for (; k + LANES <= len; k += LANES)
         step_portable(dt, w, w_step, x, x_step, k, LANES, 0, ahead, R, C, acc);
@@ -183,7 +196,10 @@ static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_
     __m512 wv[ROWS];
 #pragma GCC unroll 6
     for (int r = 0; r < R; r++) {
-        if (ahead) _mm_prefetch(w + r * w_step + k * esize + READ_AHEAD, _MM_HINT_T0);
+        if (ahead == ASK_ONCE)
+            _mm_prefetch(w + r * w_step + k * esize + READ_AHEAD, _MM_HINT_NTA);
+        else if (ahead)
+            _mm_prefetch(w + r * w_step + k * esize + READ_AHEAD, _MM_HINT_T0);
         wv[r] = widen_avx512(dt, w + r * w_step + k * esize, mask, partial);
         /* Keep the weights in registers. Otherwise GCC folds a float32 weight's load
          * into each of its multiply-adds: 28 loads a step instead of 10, and the load
@@ -241,7 +257,7 @@ static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_
         for (int c = 0; c < C; c++)
             acc[r][c] =
                 phase & FROM_ZERO ? _mm512_setzero_ps() : _mm512_loadu_ps(acc_mem + (r * TOKENS + c) * LANES);
-    int ahead = ASK && (phase & AHEAD); /* ASK is a constant: 0 in every tile that never asks */
+    int ahead = ASK ? asking(phase) : ASK_NOT; /* ASK is a constant: 0 in every tile that never asks */
     int64_t k = 0;
     for (; k + LANES <= len; k += LANES) step_avx512(dt, w, w_step, x, x_step, k, 0, 0, ahead, R, C, acc);
     if (k < len)
@@ -392,7 +408,12 @@ static const Tiles *tiles_for(DType dt, int portable) {
  *               faster with 2 KB ahead (1 KB and 1.5 KB the same; 512 bytes and 4 KB
  *               5–10% slower than 2 KB, 8 KB slower still). With the two cores on
  *               different chips, where the memory is fastest, a token went from
- *               34.1 ms to 27.3–31.6 ms (bench/README).
+ *               34.1 ms to 27.3–31.6 ms (bench/README). The tile asks with the
+ *               non-temporal hint (ONCE), since a weight is used once per token (what
+ *               the processor does with the hint is up to it). Measured on the same
+ *               machine, blocks of 32 tokens taking turns with the plain hint, the tiles
+ *               always asking: a token 2.4% faster with the cores on one chip, the same
+ *               on two (bench/README).
  *   T tokens:   6 parts, tiles of 6 rows × 4 tokens, the tokens 4 at a time (then the
  *               last 1 to 3 in one narrower tile) while the 6 rows stay in the core's
  *               cache.
@@ -576,7 +597,7 @@ static void walk_task(void *ctx, int64_t task, int worker) {
                 k->one[1](data + o * row_bytes, 0, in, x, in, NULL, WHOLE_ROW, y + o, 0, out);
                 continue;
             } /* AHEAD where the line asked for lies in the rows after row j of each part */
-            int phase = WHOLE_ROW | (wk->ask && (part - j - 1) * row_bytes >= READ_AHEAD ? AHEAD : 0);
+            int phase = WHOLE_ROW | (wk->ask && (part - j - 1) * row_bytes >= READ_AHEAD ? AHEAD | ONCE : 0);
             k->streams(data + (first + j) * row_bytes, part * row_bytes, in, x, in, NULL, phase,
                        y + first + j, part, out);
         }
@@ -690,10 +711,11 @@ void dot_rows(const float *x, int C, const float *w, int64_t w_stride, int64_t r
     int parts = from_memory ? KEY_STREAMS : ROWS;
     TileFn *tile = from_memory ? k->long_keys[C] : k->keys[C];
     int64_t part = rows / parts;
-    bool ask = ahead_now(&trial); /* as one token's projections do (kernels/ahead.h) */
+    bool ask = ahead_now(&trial);                  /* as one token's projections do (kernels/ahead.h) */
+    int asks = from_memory ? AHEAD | ONCE : AHEAD; /* one token's keys are read once */
     for (int64_t j = 0; j < part; j++)
         tile(data + j * step, part * step, in, x, in, NULL,
-             WHOLE_ROW | (ask && (part - j - 1) * step >= READ_AHEAD ? AHEAD : 0), y + j, part, y_stride);
+             WHOLE_ROW | (ask && (part - j - 1) * step >= READ_AHEAD ? asks : 0), y + j, part, y_stride);
     for (int64_t r = parts * part; r < rows; r++)
         k->one[C](data + r * step, 0, in, x, in, NULL, WHOLE_ROW, y + r, 0, y_stride);
 }
