@@ -48,7 +48,11 @@
  *                        alternating in one process; 512 bytes ahead gained nothing,
  *                        1536 or 2048 less than 1024). On a Zen 4 EPYC not asking was
  *                        faster, so the tile asks only where the trials find asking
- *                        faster (kernels/ahead.h).
+ *                        faster (kernels/ahead.h). It asks with the non-temporal hint,
+ *                        as the BF16 one does, since it reads each line once: blocks
+ *                        of 32 tokens taking turns with the plain hint, always asking,
+ *                        a token 2.3% faster with the cores on one chip, the same on
+ *                        two (bench/README).
  *   T tokens (prefill):  tiles of 3 blocks × 4 tokens: 12 integer sums per group step
  *                        for 3 weight loads and 4 broadcasts; 12 integer and 12 float
  *                        sums, 3 weight vectors and 3 of scales fill 30 of the 32
@@ -571,7 +575,7 @@ static inline ALWAYS_INLINE void ask_ahead(const Job *j, const uint8_t *const *w
     if (!j->ask) return;
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
-        _mm_prefetch((const char *)group_q(wb[r], g) + s * STEP_BYTES + DEC_AHEAD, _MM_HINT_T0);
+        _mm_prefetch((const char *)group_q(wb[r], g) + s * STEP_BYTES + DEC_AHEAD, _MM_HINT_NTA);
 }
 
 static inline ALWAYS_INLINE void tile_avx512(const Job *j, int64_t b0, int64_t bstep, int64_t t0, int R,
