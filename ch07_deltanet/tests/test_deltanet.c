@@ -293,13 +293,17 @@ START_TEST(fast_keeps_the_sign_of_zero) {
     for (int i = 0; i < T * DV; i++) v[i] = frand(&s); /* differences of both signs */
     for (int t = 0; t < T; t++) g[t] = -0.5f, beta[t] = 1.0f;
     for (int i = 0; i < DK * DV; i++) S0[i] = i < DK / 2 * DV ? -0.0f : frand(&s); /* rows k leaves at 0 */
-    for (int n = 1; n <= T; n += T - 1) {
+    const int counts[] = {1, T}; /* tokens: a decode step, and a prompt */
+    for (size_t c = 0; c < ARRAY_LEN(counts); c++) {
+        int n = counts[c];
         float S_ref[DK * DV], S[DK * DV], o_ref[T * DV], o[T * DV];
         delta_rule_ref(q, k, v, g, beta, n, 1, 1, DK, DV, S0, S_ref, o_ref);
         delta_rule(q, k, v, g, beta, n, 1, 1, DK, DV, S0, S, o);
         int minus = 0;
         for (int i = 0; i < DK / 2 * DV; i++) minus += signbit(S_ref[i]) != 0;
-        ck_assert_msg(minus > 0 && minus < DK / 2 * DV, "%d tokens: the test needs zeros of both signs, has %d of %d negative", n, minus, DK / 2 * DV);
+        ck_assert_msg(minus > 0 && minus < DK / 2 * DV,
+                      "%d tokens: the test needs zeros of both signs, has %d of %d negative", n, minus,
+                      DK / 2 * DV);
         ck_assert_msg(memcmp(S, S_ref, sizeof S) == 0, "%d tokens: the tables differ (a zero's sign?)", n);
         ck_assert_msg(memcmp(o, o_ref, sizeof(float) * n * DV) == 0, "%d tokens: the outputs differ", n);
     }

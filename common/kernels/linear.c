@@ -64,11 +64,24 @@
 #define READ_AHEAD      2048 /* bytes ahead of each stream that a tile asks for (walk_task, dot_rows) */
 #define KEY_STREAMS     3    /* streams of one token's keys (dot_rows) ... */
 #define KEY_STREAM_MIN  (64 << 10) /* ... when they are at least this many bytes */
-/* How a step asks for the line READ_AHEAD bytes ahead of each of its rows: not at all,
- * for a line to be kept in every cache, or for a line read once (the non-temporal hint). */
-enum { ASK_NOT = 0, ASK_KEPT = 1, ASK_ONCE = 2 };
 /* A panel row every KBLOCK + 16 floats, so that the rows fall into different cache sets. */
 #define PANEL_STRIDE (KBLOCK + LANES)
+
+/* How a tile starts and ends. A whole row: from zero sums to the output. A batched
+ * call that cuts the rows into blocks of KBLOCK (packed_rows) runs a tile per block: the
+ * 16 running sums of each output are then kept in acc between the blocks, as they are —
+ * not added up — so every output is the same sequence of multiply-adds as in one tile
+ * over the whole row, to the last bit. */
+enum {
+    FROM_ZERO = 1, /* start with zero sums (else: the sums in acc) */
+    TO_OUTPUT = 2, /* end by adding the 16 sums into y (else: leave them in acc) */
+    WHOLE_ROW = FROM_ZERO | TO_OUTPUT,
+    AHEAD = 4, /* a tile that may ask (the one-token tiles, the keys tiles): ask for the line
+                * READ_AHEAD bytes ahead in each row at every step (set only where that line is
+                * one of the rows' own part, on a machine where that is faster: kernels/ahead.h) */
+    ONCE = 8,  /* with AHEAD: the rows are read once (one token's weights, its keys), so ask
+                * with the non-temporal hint (see walk) */
+};
 
 #define ALWAYS_INLINE __attribute__((always_inline))
 
@@ -104,7 +117,7 @@ static inline ALWAYS_INLINE void step_portable(DType dt, const char *w, int64_t 
     float wl[ROWS][LANES], xl[TOKENS][LANES]; /* this step's weights and inputs */
 #pragma GCC unroll 6
     for (int r = 0; r < R; r++) {
-        if (ahead == ASK_ONCE) /* the last argument: 0 non-temporal, 3 kept in every cache */
+        if (ahead & ONCE) /* the last argument: 0 non-temporal, 3 kept in every cache */
             __builtin_prefetch(w + r * w_step + k * dtype_size(dt) + READ_AHEAD, 0, 0);
         else if (ahead)
             __builtin_prefetch(w + r * w_step + k * dtype_size(dt) + READ_AHEAD, 0, 3);
@@ -129,27 +142,6 @@ static inline float lanes_sum(float *lane) {
     return lane[0];
 }
 
-/* How a tile starts and ends. A whole row: from zero sums to the output. A batched
- * call that cuts the rows into blocks of KBLOCK (packed_rows) runs a tile per block: the
- * 16 running sums of each output are then kept in acc between the blocks, as they are —
- * not added up — so every output is the same sequence of multiply-adds as in one tile
- * over the whole row, to the last bit. */
-enum {
-    FROM_ZERO = 1, /* start with zero sums (else: the sums in acc) */
-    TO_OUTPUT = 2, /* end by adding the 16 sums into y (else: leave them in acc) */
-    WHOLE_ROW = FROM_ZERO | TO_OUTPUT,
-    AHEAD = 4, /* a tile that may ask (the one-token tiles, the keys tiles): ask for the line
-                * READ_AHEAD bytes ahead in each row at every step (set only where that line is
-                * one of the rows' own part, on a machine where that is faster: kernels/ahead.h) */
-    ONCE = 8,  /* with AHEAD: the rows are read once (one token's weights, its keys), so ask
-                * with the non-temporal hint (see walk) */
-};
-
-/* A tile's asking, from its phase (AHEAD, ONCE). */
-static inline int asking(int phase) {
-    return !(phase & AHEAD) ? ASK_NOT : phase & ONCE ? ASK_ONCE : ASK_KEPT;
-}
-
 static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t w_step, int64_t len,
                                                const float *x, int64_t x_step, float *acc_mem, int phase,
                                                float *y, int64_t y_step, int64_t out, int R, int C, int ASK) {
@@ -158,7 +150,8 @@ static inline ALWAYS_INLINE void tile_portable(DType dt, const char *w, int64_t 
         memset(acc, 0, sizeof acc);
     else
         memcpy(acc, acc_mem, sizeof acc);
-    int ahead = ASK ? asking(phase) : ASK_NOT; /* ASK is a constant: 0 in every tile that never asks */
+    /* ASK is a constant: 0 in every tile that never asks. ahead: 0, AHEAD, or AHEAD | ONCE */
+    int ahead = ASK && (phase & AHEAD) ? phase & (AHEAD | ONCE) : 0;
     int64_t k = 0;
     for (; k + LANES <= len; k += LANES)
         step_portable(dt, w, w_step, x, x_step, k, LANES, 0, ahead, R, C, acc);
@@ -196,7 +189,7 @@ static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_
     __m512 wv[ROWS];
 #pragma GCC unroll 6
     for (int r = 0; r < R; r++) {
-        if (ahead == ASK_ONCE)
+        if (ahead & ONCE)
             _mm_prefetch(w + r * w_step + k * esize + READ_AHEAD, _MM_HINT_NTA);
         else if (ahead)
             _mm_prefetch(w + r * w_step + k * esize + READ_AHEAD, _MM_HINT_T0);
@@ -257,7 +250,8 @@ static inline ALWAYS_INLINE void tile_avx512(DType dt, const char *w, int64_t w_
         for (int c = 0; c < C; c++)
             acc[r][c] =
                 phase & FROM_ZERO ? _mm512_setzero_ps() : _mm512_loadu_ps(acc_mem + (r * TOKENS + c) * LANES);
-    int ahead = ASK ? asking(phase) : ASK_NOT; /* ASK is a constant: 0 in every tile that never asks */
+    /* ASK is a constant: 0 in every tile that never asks. ahead: 0, AHEAD, or AHEAD | ONCE */
+    int ahead = ASK && (phase & AHEAD) ? phase & (AHEAD | ONCE) : 0;
     int64_t k = 0;
     for (; k + LANES <= len; k += LANES) step_avx512(dt, w, w_step, x, x_step, k, 0, 0, ahead, R, C, acc);
     if (k < len)
