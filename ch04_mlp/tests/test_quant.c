@@ -595,8 +595,8 @@ END_TEST
 
 /* Real layer shapes: in_proj_b [16, 1024] for the 6 tokens of the book's sentence,
  * a slice of down_proj (in = 3584) for 5 tokens, of out_proj (in = 2048) for 3 and of the
- * output head for 1; and [3205, 96], 437 KB, which one token's call cuts into two tasks
- * of 120 blocks (kernels/quant.c: tasks of 256 KB) and a short last block — all through
+ * output head for 1; and [3205, 96], 437 KB, which one token's call cuts into tasks of
+ * a worker's share (kernels/quant.c) and the short last block on its own — all through
  * one activation buffer, sized once for the widest input and the most tokens, as a
  * model reuses it for every projection. */
 START_TEST(test_real_shapes) {
@@ -906,7 +906,9 @@ END_TEST
 /* 1, 2 and 3 workers give identical bits, for one token and for 139, with every kernel
  * and both ranges; and row t of the 139-token call equals the call with token t alone.
  * Two shapes: 201 blocks (437 KB, the last block short), which one token's call cuts
- * into two tasks of 120 and 80 whole blocks, 4 parts each; and 3 blocks, too few to go
+ * into tasks of a worker's share, in whole parts of 4 — with 1 worker 200 and 1, with
+ * 2 100, 100 and 1, with 3 three of 64 and one of 9 (a tile of 4 blocks twice, then the
+ * block left over, kernels/quant.c: decode_task); and 3 blocks, too few to go
  * round, where the tasks share the tokens instead — into a number of tasks that itself
  * depends on the worker count. Tolerance: none. */
 START_TEST(test_thread_count) {
