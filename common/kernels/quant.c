@@ -834,8 +834,8 @@ static void tokens_of(const Tiles *k, const Job *j, int64_t b0, int64_t bstep, i
  *               small W is shared too), as kernels/linear.c cuts its rows. A task cuts
  *               its blocks into DEC_BLOCKS equal parts and goes through them side by
  *               side: tile i takes block i of every part, so that each part is read
- *               front to back as one long stream (up to 256 KB); the blocks left over go one
- *               at a time. The task takes its tiles one at a time from the pool
+ *               front to back as one long stream (up to 256 KB); the blocks left over
+ *               go one at a time. The task takes its tiles one at a time from the pool
  *               (pool_units_begin), so that the worker done first takes over the back
  *               half of what the other's last task has left instead of waiting for it.
  *               Measured on the whole model, blocks of 32 tokens taking turns in one
