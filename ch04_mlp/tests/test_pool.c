@@ -123,6 +123,24 @@ START_TEST(caller_from_the_front_others_from_the_back) {
 }
 END_TEST
 
+/* pool_task_units, by hand: the wanted size while it is below a worker's share, else the
+ * share, rounded down to whole multiples of align, and never below align. */
+START_TEST(task_units_by_hand) {
+    pool_set_threads(2);
+    ck_assert_int_eq(pool_task_units(100, 1000, 4), 100);  /* below the share of 500 */
+    ck_assert_int_eq(pool_task_units(1000, 1000, 4), 500); /* the share */
+    ck_assert_int_eq(pool_task_units(481, 201, 4), 100);   /* a share of 101, rounded down */
+    ck_assert_int_eq(pool_task_units(99, 1000, 4), 96);
+    ck_assert_int_eq(pool_task_units(1, 1000, 4), 4); /* at least align */
+    ck_assert_int_eq(pool_task_units(481, 3, 4), 4);
+    pool_set_threads(3);
+    ck_assert_int_eq(pool_task_units(481, 201, 4), 64); /* a share of 67 */
+    pool_set_threads(1);
+    ck_assert_int_eq(pool_task_units(481, 201, 4), 200);
+    pool_set_threads(0);
+}
+END_TEST
+
 /* pool_cut: the tasks cover the units once, in order, none longer than per, those of the
  * middle a quarter of per in whole multiples of align (or align itself), and the middle
  * lies around where the ends should meet. */
@@ -535,6 +553,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, uneven_tasks_complete);
     tcase_add_test(tc, more_tasks_than_a_job_holds);
     tcase_add_test(tc, caller_from_the_front_others_from_the_back);
+    tcase_add_test(tc, task_units_by_hand);
     tcase_add_test(tc, cut_covers_every_unit_once);
     tcase_add_test(tc, units_each_once);
     tcase_add_test(tc, units_taken_over);

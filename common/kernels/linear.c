@@ -641,13 +641,10 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
                 (long long)w[i]->shape[1], w[0]->name, (long long)w[0]->shape[1]);
         rows_in_all += w[i]->shape[0];
     }
-    int64_t share = (rows_in_all + pool_threads() - 1) / pool_threads();
     for (int i = 0; i < n; i++) {
         int64_t out = w[i]->shape[0], row_bytes = w[i]->shape[1] * dtype_size(w[i]->dtype);
-        int64_t rows = (T == 1 ? DECODE_TASK_BYTES : TASK_BYTES) / row_bytes;
-        if (rows > share) rows = share; /* a small W still goes to every worker */
-        rows -= rows % wk.parts;
-        if (rows < wk.parts) rows = wk.parts;
+        int64_t rows =
+            pool_task_units((T == 1 ? DECODE_TASK_BYTES : TASK_BYTES) / row_bytes, rows_in_all, wk.parts);
         wk.w[i] = w[i];
         wk.k[i] = tiles_for(w[i]->dtype, portable);
         wk.y[i] = y[i];

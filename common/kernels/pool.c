@@ -583,6 +583,13 @@ void pool_run(int64_t n_tasks, PoolTask *fn, void *ctx) {
 
 /* ---- cutting a job for the two ends ------------------------------------------------ */
 
+int64_t pool_task_units(int64_t want, int64_t units, int64_t align) {
+    int64_t share = (units + pool_threads() - 1) / pool_threads();
+    int64_t per = want < share ? want : share;
+    per -= per % align;
+    return per < align ? align : per;
+}
+
 PoolCut pool_cut(int64_t units, int64_t per, int64_t align, int64_t middle) {
     int64_t small = per / 4 / align * align;
     if (small < align) small = align;

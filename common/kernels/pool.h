@@ -58,6 +58,11 @@ bool pool_in_task(void);
  * not try to take back a worker it gave up (pool.c). False for a text it cannot read. */
 bool pool_loadavg_full(const char *loadavg, int cores);
 
+/* Units per task for a job of `units` (rows, blocks): `want` of them, but at most a
+ * worker's share, so that a small job still goes to every worker; rounded down to a
+ * multiple of `align`, and at least align. */
+int64_t pool_task_units(int64_t want, int64_t units, int64_t align);
+
 /* A job cut for the two ends: `units` (rows, blocks) in tasks of `per` units (a
  * multiple of `align`), except the 2 · per around `middle`, where the caller's tasks
  * from the front are expected to meet the others' from the back: those go in tasks of

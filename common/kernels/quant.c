@@ -908,11 +908,8 @@ void q8_linear_parts_with(const Q8Act *x, const Q8Weights *w, float *const *y, Q
     int64_t T = x->T, blocks = w->blocks;
     if (T == 0 || blocks == 0) return;
     if (T == 1) {
-        int64_t parts = wk.k->dec_blocks, share = (blocks + pool_threads() - 1) / pool_threads();
-        int64_t per = DEC_TASK_BYTES / q8_block_bytes(w);
-        if (per > share) per = share; /* a small W still goes to every worker */
-        per -= per % parts;           /* whole parts */
-        if (per < parts) per = parts;
+        int64_t parts = wk.k->dec_blocks;
+        int64_t per = pool_task_units(DEC_TASK_BYTES / q8_block_bytes(w), blocks, parts); /* whole parts */
         wk.cut = pool_cut(blocks, per, parts, -1); /* every task whole: the workers share its tiles */
         AheadCall call = ahead_begin(&trial);      /* ask ahead or not: kernels/ahead.h */
         wk.job.ask = call.asks;
