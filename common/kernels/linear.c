@@ -85,6 +85,15 @@ enum {
 
 #define ALWAYS_INLINE __attribute__((always_inline))
 
+/* A tile's asking ahead for the line at p, as its `ahead` says: 0 nothing, AHEAD the
+ * plain hint (kept in every cache), AHEAD | ONCE the non-temporal one. */
+static inline ALWAYS_INLINE void ask_line(const char *p, int ahead) {
+    if (ahead & ONCE)
+        __builtin_prefetch(p, 0, 0);
+    else if (ahead)
+        __builtin_prefetch(p, 0, 3);
+}
+
 /* ------------------------------------------------------------------------------------
  * Plain-C tile: R rows of W (row r at w + r·w_step bytes, `in` weights each) times C
  * tokens (token c at x + c·in); output (r, c) goes to y[c·out + r·y_step]. R and C are
@@ -117,10 +126,7 @@ static inline ALWAYS_INLINE void step_portable(DType dt, const char *w, int64_t 
     float wl[ROWS][LANES], xl[TOKENS][LANES]; /* this step's weights and inputs */
 #pragma GCC unroll 6
     for (int r = 0; r < R; r++) {
-        if (ahead & ONCE) /* the last argument: 0 non-temporal, 3 kept in every cache */
-            __builtin_prefetch(w + r * w_step + k * dtype_size(dt) + READ_AHEAD, 0, 0);
-        else if (ahead)
-            __builtin_prefetch(w + r * w_step + k * dtype_size(dt) + READ_AHEAD, 0, 3);
+        ask_line(w + r * w_step + k * dtype_size(dt) + READ_AHEAD, ahead);
         widen_portable(dt, w + r * w_step, k, n, partial, wl[r]);
     }
 #pragma GCC unroll 4
@@ -189,10 +195,7 @@ static inline ALWAYS_INLINE void step_avx512(DType dt, const char *w, int64_t w_
     __m512 wv[ROWS];
 #pragma GCC unroll 6
     for (int r = 0; r < R; r++) {
-        if (ahead & ONCE)
-            _mm_prefetch(w + r * w_step + k * esize + READ_AHEAD, _MM_HINT_NTA);
-        else if (ahead)
-            _mm_prefetch(w + r * w_step + k * esize + READ_AHEAD, _MM_HINT_T0);
+        ask_line(w + r * w_step + k * esize + READ_AHEAD, ahead);
         wv[r] = widen_avx512(dt, w + r * w_step + k * esize, mask, partial);
         /* Keep the weights in registers. Otherwise GCC folds a float32 weight's load
          * into each of its multiply-adds: 28 loads a step instead of 10, and the load
