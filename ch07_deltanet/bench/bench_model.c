@@ -696,8 +696,8 @@ int main(int argc, char **argv) {
     printf("  logits after the %d-token prompt: sum of |x| %.9e, argmax %d\n", pre[0].T, pre[0].check.sum_abs,
            pre[0].check.argmax);
 
-    printf("\ndecode: %d tokens timed one at a time after the prompt, each after a token not timed (median "
-           "token time;\nmean in brackets)\n",
+    printf("\ndecode: %d timed tokens read one at a time after the prompt, each after one not timed\n"
+           "(median token time; mean in brackets)\n",
            DECODE_TOKENS);
     printf("  %6s  %16s  %15s  %13s  %9s  %11s  %8s  %7s\n", "after", "ms per token", "tok/s", "MB per token",
            "read GB/s", "bound tok/s", "of bound", "trip ns");
@@ -709,22 +709,21 @@ int main(int argc, char **argv) {
         printf("  %6d  %16s  %15s  %13.1f  %9.1f  %11.2f  %7.0f%%  %7.0f\n", d->after, ms, rate,
                d->bytes / 1e6, d->bw, d->bw * 1e9 / d->bytes, 100 * d->share, d->trip);
     }
-    printf(
-        "  (MB per token: every weight once%s, the output head included, plus the K/V rows and DeltaNet "
-        "tables\n   the text has built, at the middle token; read GB/s: measured again before each "
-        "timed token and the\n   token not timed before it, the median; of bound: each timed token's rate / "
-        "(that bandwidth / its MB),\n   the median; trip ns: the round trip between two cores, measured "
-        "there "
-        "too, the median: high when\n   the cores sit on different chips, and then the memory reads faster "
-        "but "
-        "every handover between them\n   is slow)\n",
-        quant == QUANT_BF16 ? "" : " as held (8-bit: 34 bytes per 32 weights)");
+    printf("  (MB per token: every weight once%s, the output head included,\n"
+           "   plus the K/V rows and DeltaNet tables the text has built, at the middle token;\n"
+           "   read GB/s: measured again before each timed token and the token not timed before it,\n"
+           "   the median; of bound: each timed token's rate / (that bandwidth / its MB), the median;\n"
+           "   trip ns: the round trip between two cores, measured there too, the median: high when the\n"
+           "   cores sit on different chips, and then the memory reads faster but every handover between\n"
+           "   them is slow)\n",
+           quant == QUANT_BF16 ? "" : " as held (8-bit: 34 bytes per 32 weights)");
     printf("  the tokens not timed, right after each measurement:");
     for (int i = 0; i < n_dec; i++)
         printf("%s %.0f%%%s after %d", i ? "," : "", 100 * dec[i].first_share, i ? "" : " of the bound",
                dec[i].after);
-    printf("\n   (the measurement reads every weight several times in its own ways, and the token after it "
-           "is slower\n   than one after a token, which is what follows in generated text: bench/README)\n");
+    printf("\n   (the measurement reads every weight several times in its own ways, and the token\n"
+           "   after it is slower than one after a token, which is what follows in generated text:\n"
+           "   bench/README)\n");
     printf("  logits after %d tokens decoded after the %d-token prompt: sum of |x| %.9e, argmax %d\n",
            TORCH_DECODE, dec[0].after, dec[0].check[TORCH_DECODE - 1].sum_abs,
            dec[0].check[TORCH_DECODE - 1].argmax);
