@@ -272,11 +272,16 @@ static void time_prefill(const Model *m, RunState *s, const int *ids, bool int8,
     p->check = check_of(s->logits, m->ck.config.vocab_size);
 }
 
+/* The bytes the next decoded token must read: every weight once and the state so far. */
+static double token_bytes(const Model *m, const RunState *s) {
+    return (double)(model_weight_bytes(m) + run_state_bytes(s));
+}
+
 /* One token after the s->pos already read: its seconds, and in *share its rate against
- * the bound at bw GB/s (its bytes: every weight and the state before it). */
+ * the bound at bw GB/s (its bytes: token_bytes before it). */
 static double decode_token(const Model *m, RunState *s, const int *ids, double bw, double *share,
                            Check *check) {
-    double bytes = (double)(model_weight_bytes(m) + run_state_bytes(s));
+    double bytes = token_bytes(m, s);
     double t0 = now_seconds();
     forward(m, s, &ids[s->pos], 1);
     double t = now_seconds() - t0;
@@ -302,7 +307,7 @@ static void time_decode(const Model *m, RunState *s, const int *ids, const Yards
         bw[k] = machine_read_bandwidth(y->data, y->bytes, y->n, YARD_TRIES);
         trip[k] = machine_round_trip_ns(1);
         decode_token(m, s, ids, bw[k], &first[k], &d->check[2 * k]);
-        if (k == DECODE_TOKENS / 2) d->bytes = (double)(model_weight_bytes(m) + run_state_bytes(s));
+        if (k == DECODE_TOKENS / 2) d->bytes = token_bytes(m, s);
         t[k] = decode_token(m, s, ids, bw[k], &share[k], &d->check[2 * k + 1]);
         total += t[k];
     }
@@ -356,7 +361,7 @@ static void time_contention(const Model *m, RunState *s, const int *ids, Content
     }
     c->prefill_s = median(t, BUSY_PREFILLS);
     for (int k = 0; k < BUSY_DECODE; k++) {
-        if (k == BUSY_DECODE / 2) c->bytes = (double)(model_weight_bytes(m) + run_state_bytes(s));
+        if (k == BUSY_DECODE / 2) c->bytes = token_bytes(m, s);
         double t0 = now_seconds();
         forward(m, s, &ids[s->pos], 1);
         t[k] = now_seconds() - t0;
