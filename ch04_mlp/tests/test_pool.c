@@ -141,43 +141,28 @@ START_TEST(task_units_by_hand) {
 }
 END_TEST
 
-/* pool_cut: the tasks cover the units once, in order, none longer than per, those of the
- * middle a quarter of per in whole multiples of align (or align itself), and the middle
- * lies around where the ends should meet. */
+/* pool_cut: the tasks cover the units once, in order, each of per units but the last,
+ * which has the rest (at least one): by hand, ceil(units / per) tasks. */
 START_TEST(cut_covers_every_unit_once) {
     const int64_t units_list[] = {0, 1, 5, 16, 63, 64, 100, 1000, 1023};
-    const int64_t per_list[] = {4, 8, 16, 64}, align_list[] = {1, 4, 8};
+    const int64_t per_list[] = {1, 4, 8, 16, 64};
     for (size_t u = 0; u < ARRAY_LEN(units_list); u++)
-        for (size_t p = 0; p < ARRAY_LEN(per_list); p++)
-            for (size_t a = 0; a < ARRAY_LEN(align_list); a++)
-                for (int where = 0; where < 5; where++) {
-                    int64_t units = units_list[u], per = per_list[p], align = align_list[a];
-                    if (per % align != 0) continue;
-                    int64_t middle = where == 0   ? -1 /* no middle */
-                                     : where == 1 ? 0
-                                     : where == 2 ? units / 2
-                                     : where == 3 ? units - 1
-                                                  : units + 5;
-                    int64_t small = per / 4 / align * align < align ? align : per / 4 / align * align;
-                    PoolCut c = pool_cut(units, per, align, middle);
-                    int64_t next = 0, n = pool_cut_tasks(&c);
-                    for (int64_t t = 0; t < n; t++) {
-                        int64_t first, last;
-                        pool_cut_range(&c, t, &first, &last);
-                        bool in_middle = first >= c.mid0 && last <= c.mid1;
-                        ck_assert_msg(first == next && last > first && last - first <= per &&
-                                          (!in_middle || (last - first <= small && first % align == 0)),
-                                      "units %lld per %lld align %lld middle %lld: task %lld is %lld .. %lld",
-                                      (long long)units, (long long)per, (long long)align, (long long)middle,
-                                      (long long)t, (long long)first, (long long)last);
-                        next = last;
-                    }
-                    ck_assert_int_eq(next, units);
-                    bool has_middle = middle >= 0 && small < per && units >= 4 * per;
-                    ck_assert(has_middle == (c.mid1 > c.mid0));
-                    if (has_middle && middle >= per && middle + per <= units)
-                        ck_assert(c.mid0 % per == 0 && c.mid0 <= middle && middle < c.mid1);
-                }
+        for (size_t p = 0; p < ARRAY_LEN(per_list); p++) {
+            int64_t units = units_list[u], per = per_list[p];
+            PoolCut c = pool_cut(units, per);
+            int64_t next = 0, n = pool_cut_tasks(&c);
+            ck_assert_int_eq(n, (units + per - 1) / per);
+            for (int64_t t = 0; t < n; t++) {
+                int64_t first, last;
+                pool_cut_range(&c, t, &first, &last);
+                ck_assert_msg(first == next && last > first && last <= units &&
+                                  (last - first == per || t == n - 1),
+                              "units %lld per %lld: task %lld is %lld .. %lld", (long long)units,
+                              (long long)per, (long long)t, (long long)first, (long long)last);
+                next = last;
+            }
+            ck_assert_int_eq(next, units);
+        }
 }
 END_TEST
 

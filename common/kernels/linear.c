@@ -652,8 +652,7 @@ static void walk(int portable, const Tensor *const *w, int n, const float *x, in
         wk.k[i] = tiles_for(w[i]->dtype, portable);
         wk.y[i] = y[i];
         wk.pack[i] = T >= PACK_MIN_TOKENS && w[i]->dtype != DTYPE_F32;
-        wk.cut[i] =
-            pool_cut(out, rows, wk.parts, -1); /* every task whole: one token shares its units instead */
+        wk.cut[i] = pool_cut(out, rows);
         wk.first_task[i + 1] = wk.first_task[i] + pool_cut_tasks(&wk.cut[i]);
     }
     if (T > 1) {

@@ -581,7 +581,7 @@ void pool_run(int64_t n_tasks, PoolTask *fn, void *ctx) {
         run_job(base, n_tasks - base < JOB_TASKS ? n_tasks - base : JOB_TASKS, fn, ctx);
 }
 
-/* ---- cutting a job for the two ends ------------------------------------------------ */
+/* ---- cutting a job into tasks ------------------------------------------------------- */
 
 int64_t pool_task_units(int64_t want, int64_t units, int64_t align) {
     int64_t share = (units + pool_threads() - 1) / pool_threads();
@@ -590,40 +590,11 @@ int64_t pool_task_units(int64_t want, int64_t units, int64_t align) {
     return per < align ? align : per;
 }
 
-PoolCut pool_cut(int64_t units, int64_t per, int64_t align, int64_t middle) {
-    int64_t small = per / 4 / align * align;
-    if (small < align) small = align;
-    PoolCut c = {units, per, small, 0, 0}; /* no middle: every task of per units */
-    if (middle < 0 || small >= per || units < 4 * per) return c;
-    int64_t m0 = middle - per < 0 ? 0 : (middle - per) / per * per, last = (units - 2 * per) / per * per;
-    c.mid0 = m0 < last ? m0 : last; /* a middle past the end: the last whole 2 · per */
-    c.mid1 = c.mid0 + 2 * per;
-    return c;
-}
+PoolCut pool_cut(int64_t units, int64_t per) { return (PoolCut){units, per}; }
 
-/* tasks before the middle, in it, after it */
-static void cut_counts(const PoolCut *c, int64_t n[3]) {
-    n[0] = c->mid0 / c->per;
-    n[1] = c->mid1 > c->mid0 ? (c->mid1 - c->mid0 + c->small - 1) / c->small : 0;
-    n[2] = (c->units - c->mid1 + c->per - 1) / c->per;
-}
-
-int64_t pool_cut_tasks(const PoolCut *c) {
-    int64_t n[3];
-    cut_counts(c, n);
-    return n[0] + n[1] + n[2];
-}
+int64_t pool_cut_tasks(const PoolCut *c) { return (c->units + c->per - 1) / c->per; }
 
 void pool_cut_range(const PoolCut *c, int64_t task, int64_t *first, int64_t *last) {
-    int64_t n[3], end;
-    cut_counts(c, n);
-    if (task < n[0]) {
-        *first = task * c->per, end = *first + c->per;
-    } else if (task < n[0] + n[1]) {
-        *first = c->mid0 + (task - n[0]) * c->small, end = *first + c->small;
-        if (end > c->mid1) end = c->mid1;
-    } else {
-        *first = c->mid1 + (task - n[0] - n[1]) * c->per, end = *first + c->per;
-    }
-    *last = end < c->units ? end : c->units;
+    *first = task * c->per;
+    *last = *first + c->per < c->units ? *first + c->per : c->units;
 }

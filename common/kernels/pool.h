@@ -63,19 +63,13 @@ bool pool_loadavg_full(const char *loadavg, int cores);
  * multiple of `align`, and at least align. */
 int64_t pool_task_units(int64_t want, int64_t units, int64_t align);
 
-/* A job cut for the two ends: `units` (rows, blocks) in tasks of `per` units (a
- * multiple of `align`), except the 2 · per around `middle`, where the caller's tasks
- * from the front are expected to meet the others' from the back: those go in tasks of
- * a quarter of per, rounded down to a multiple of align (at least align). The worker
- * that runs out of tasks first then waits for the rest of a short task, not of a long
- * one. No such middle when middle < 0, when a quarter is not shorter than per, or when
- * there are fewer than 4 · per units. */
+/* A job of `units` (rows, blocks) cut into tasks of `per` units, the last one shorter
+ * when per does not divide units. */
 typedef struct {
-    int64_t units, per, small;
-    int64_t mid0, mid1; /* the small tasks cover units mid0 .. mid1 − 1 (mid0 a multiple of per) */
+    int64_t units, per;
 } PoolCut;
 
-PoolCut pool_cut(int64_t units, int64_t per, int64_t align, int64_t middle);
+PoolCut pool_cut(int64_t units, int64_t per);
 /* The cut's tasks. */
 int64_t pool_cut_tasks(const PoolCut *c);
 /* Task `task`'s units first .. last − 1. */

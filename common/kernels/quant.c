@@ -910,8 +910,8 @@ void q8_linear_parts_with(const Q8Act *x, const Q8Weights *w, float *const *y, Q
     if (T == 1) {
         int64_t parts = wk.k->dec_blocks;
         int64_t per = pool_task_units(DEC_TASK_BYTES / q8_block_bytes(w), blocks, parts); /* whole parts */
-        wk.cut = pool_cut(blocks, per, parts, -1); /* every task whole: the workers share its tiles */
-        AheadCall call = ahead_begin(&trial);      /* ask ahead or not: kernels/ahead.h */
+        wk.cut = pool_cut(blocks, per);
+        AheadCall call = ahead_begin(&trial); /* ask ahead or not: kernels/ahead.h */
         wk.job.ask = call.asks;
         pool_run(pool_cut_tasks(&wk.cut), decode_task, &wk);
         ahead_end(&trial, call, (double)(blocks * q8_block_bytes(w)));
